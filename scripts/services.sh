@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Ensures the external services the test suite talks to answer on loopback, starting them when they do not.
+# Redis (6379) and RabbitMQ (5672). Safe to run repeatedly.
+set -u
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() { # name port seconds
+  local i
+  for ((i = 0; i < $3 * 4; i++)); do port_open "$2" && { echo "services: $1 answers on :$2"; return 0; }; sleep 0.25; done
+  echo "services: $1 did not come up on :$2 within $3 s" >&2
+  return 1
+}
+
+ensure_redis() {
+  if command -v redis-cli >/dev/null && redis-cli -p 6379 ping 2>/dev/null | grep -q PONG; then
+    echo "services: redis answers on :6379"; return 0
+  fi
+  echo "services: starting redis"
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log || return 1
+  wait_port redis 6379 20
+}
+
+ensure_rabbitmq() {
+  if port_open 5672; then echo "services: rabbitmq answers on :5672"; return 0; fi
+  echo "services: starting rabbitmq"
+  rabbitmq-server -detached || return 1
+  wait_port rabbitmq 5672 90
+}
+
+status=0
+ensure_redis || status=1
+ensure_rabbitmq || status=1
+exit $status

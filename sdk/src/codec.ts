@@ -1,0 +1,138 @@
+/**
+ * Frame codec: untrusted text → a validated message of protocol.ts, and back.
+ *
+ * Validation is hand-written guards (no schema library) because it sits on the hot path of every invocation.
+ * A frame that fails validation yields a `DecodeFailure` that says what was wrong; the caller decides whether
+ * to log it or to answer with an error frame. Unknown keys are ignored, as the wire requires.
+ */
+import { isUuid, type ErrorBody, type Message, type TriggerActionWire } from './protocol.js';
+
+export interface DecodeFailure {
+  ok: false;
+  /** `unknown_type` frames are logged and ignored; every other reason is a malformed frame. */
+  reason: 'empty' | 'invalid_json' | 'not_an_object' | 'unknown_type' | 'invalid_field';
+  message: string;
+  /** The `type` of the frame when it had one. */
+  frameType?: string;
+}
+
+export type DecodeResult = { ok: true; message: Message } | DecodeFailure;
+
+type Obj = Record<string, unknown>;
+
+const fail = (reason: DecodeFailure['reason'], message: string, frameType?: string): DecodeFailure => ({
+  ok: false,
+  reason,
+  message,
+  frameType,
+});
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(o: Obj, key: string): boolean {
+  return typeof o[key] === 'string';
+}
+
+function optStr(o: Obj, key: string): boolean {
+  return o[key] === undefined || o[key] === null || typeof o[key] === 'string';
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  return isObject(value) && typeof value.code === 'string' && typeof value.message === 'string';
+}
+
+function isAction(value: unknown): value is TriggerActionWire | null | undefined {
+  if (value === undefined || value === null) return true;
+  if (!isObject(value)) return false;
+  if (value.type === 'void') return true;
+  return value.type === 'enqueue' && typeof value.queue === 'string';
+}
+
+/** Returns the name of the first offending field, or undefined when the frame is well-formed. */
+function invalidField(o: Obj): string | undefined {
+  switch (o.type) {
+    case 'registerfunction':
+    case 'unregisterfunction':
+    case 'unregistertriggertype':
+    case 'registertriggertype':
+    case 'registerservice':
+      if (!str(o, 'id') || (o.id as string).length === 0) return 'id';
+      if (!optStr(o, 'description')) return 'description';
+      if (o.type === 'registerfunction' && o.invocation !== undefined && o.invocation !== null) {
+        if (!isObject(o.invocation) || typeof o.invocation.url !== 'string') return 'invocation.url';
+      }
+      return undefined;
+    case 'registertrigger':
+      if (!str(o, 'id')) return 'id';
+      if (!str(o, 'trigger_type')) return 'trigger_type';
+      if (!str(o, 'function_id')) return 'function_id';
+      return undefined;
+    case 'unregistertrigger':
+      if (!str(o, 'id')) return 'id';
+      return optStr(o, 'trigger_type') ? undefined : 'trigger_type';
+    case 'triggerregistrationresult':
+      if (!str(o, 'id')) return 'id';
+      if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';
+      return undefined;
+    case 'invokefunction':
+      if (o.invocation_id !== undefined && o.invocation_id !== null && !isUuid(o.invocation_id)) return 'invocation_id';
+      if (!str(o, 'function_id')) return 'function_id';
+      if (!isAction(o.action)) return 'action';
+      if (!optStr(o, 'traceparent')) return 'traceparent';
+      if (!optStr(o, 'baggage')) return 'baggage';
+      if (o.timeout_ms !== undefined && (typeof o.timeout_ms !== 'number' || !(o.timeout_ms > 0))) return 'timeout_ms';
+      return undefined;
+    case 'invocationresult':
+      if (!isUuid(o.invocation_id)) return 'invocation_id';
+      if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';
+      return undefined;
+    case 'reattach':
+      if (!str(o, 'previous_worker_id')) return 'previous_worker_id';
+      return optStr(o, 'reattach_token') ? undefined : 'reattach_token';
+    case 'workerregistered':
+      return str(o, 'worker_id') ? undefined : 'worker_id';
+    case 'cancelinvocation':
+      return isUuid(o.invocation_id) ? undefined : 'invocation_id';
+    case 'error':
+      return isErrorBody(o.error) ? undefined : 'error';
+    case 'ping':
+    case 'pong':
+      return undefined;
+    default:
+      return '';
+  }
+}
+
+/** Parses one text frame. Never throws. */
+export function decodeFrame(text: string): DecodeResult {
+  if (text.length === 0 || text.trim().length === 0) return fail('empty', 'empty frame');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return fail('invalid_json', `frame is not valid JSON: ${(err as Error).message}`);
+  }
+  return decodeValue(parsed);
+}
+
+/** Validates an already-parsed value as a protocol message. */
+export function decodeValue(parsed: unknown): DecodeResult {
+  if (!isObject(parsed)) return fail('not_an_object', 'frame must be a JSON object with a "type" key');
+  const type = parsed.type;
+  if (typeof type !== 'string') return fail('not_an_object', 'frame has no string "type" key');
+  const bad = invalidField(parsed);
+  if (bad === '') return fail('unknown_type', `unknown message type "${type}"`, type);
+  if (bad !== undefined) return fail('invalid_field', `${type}: missing or invalid field "${bad}"`, type);
+  if (parsed.type === 'triggerregistrationresult' && typeof parsed.trigger_type !== 'string') {
+    // The client falls back to `type` when `trigger_type` is absent; keep a string so handlers need not care.
+    parsed.trigger_type = '';
+  }
+  return { ok: true, message: parsed as unknown as Message };
+}
+
+/** Serialises a message for the wire. Undefined fields vanish, as the wire expects. */
+export function encodeFrame(message: Message): string {
+  return JSON.stringify(message);
+}

@@ -1,0 +1,221 @@
+/**
+ * Every message of the worker protocol, exactly as it is on the wire (PROTOCOL.md §2).
+ *
+ * Wire compatibility with iii-sdk@0.22.1: one JSON object per WebSocket text frame, discriminated by `type`
+ * (lowercase variant name). Unknown keys are ignored (the client adds `message_type` to some frames). Optional
+ * fields are omitted rather than sent as `null`, except where noted.
+ *
+ * svc extensions are optional and additive: `cancelinvocation` (engine → worker) is only sent to a worker that
+ * announced the `cancel` feature in the `x-svc-features` upgrade header, and `timeout_ms` on `invokefunction` is
+ * only read by the engine (an iii-sdk client never sends it and never receives it).
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** The error shape used everywhere on the wire. `stacktrace` is omitted when absent. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  stacktrace?: string;
+}
+
+/** `invokefunction.action`. Absent or null means synchronous. */
+export type TriggerActionWire = { type: 'void' } | { type: 'enqueue'; queue: string };
+
+export type HttpAuthRef =
+  | { type: 'hmac'; secret_key: string }
+  | { type: 'bearer'; token_key: string }
+  | { type: 'api_key'; header: string; value_key: string };
+
+/** `registerfunction.invocation`: the engine performs the call as an outbound HTTP request. */
+export interface HttpInvocationRef {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  timeout_ms?: number;
+  headers?: Record<string, string>;
+  auth?: HttpAuthRef;
+}
+
+export interface WorkerRegistered {
+  type: 'workerregistered';
+  worker_id: string;
+  reattach_token?: string;
+}
+
+export interface Reattach {
+  type: 'reattach';
+  previous_worker_id: string;
+  reattach_token?: string;
+}
+
+export interface RegisterFunction {
+  type: 'registerfunction';
+  id: string;
+  description?: string;
+  request_format?: unknown;
+  response_format?: unknown;
+  metadata?: unknown;
+  invocation?: HttpInvocationRef;
+}
+
+export interface UnregisterFunction {
+  type: 'unregisterfunction';
+  id: string;
+}
+
+export interface RegisterTriggerType {
+  type: 'registertriggertype';
+  id: string;
+  description?: string;
+  trigger_request_format?: unknown;
+  call_request_format?: unknown;
+}
+
+export interface UnregisterTriggerType {
+  type: 'unregistertriggertype';
+  id: string;
+}
+
+/** W→E: a worker binds one of its functions. E→W: the engine asks a provider to activate a binding. */
+export interface RegisterTrigger {
+  type: 'registertrigger';
+  id: string;
+  trigger_type: string;
+  function_id: string;
+  config: unknown;
+  metadata?: unknown;
+}
+
+export interface UnregisterTrigger {
+  type: 'unregistertrigger';
+  id: string;
+  trigger_type?: string;
+}
+
+export interface TriggerRegistrationResult {
+  type: 'triggerregistrationresult';
+  id: string;
+  trigger_type: string;
+  function_id: string;
+  error?: ErrorBody;
+}
+
+export interface InvokeFunction {
+  type: 'invokefunction';
+  /** Absent for void invocations from a worker; always a UUID when the engine sends it. */
+  invocation_id?: string | null;
+  function_id: string;
+  data: unknown;
+  traceparent?: string;
+  baggage?: string;
+  action?: TriggerActionWire | null;
+  metadata?: unknown;
+  /** svc extension: the caller's own deadline, so the engine can time the invocation out for it. */
+  timeout_ms?: number;
+}
+
+export interface InvocationResult {
+  type: 'invocationresult';
+  invocation_id: string;
+  function_id: string;
+  result?: unknown;
+  error?: ErrorBody;
+  traceparent?: string;
+  baggage?: string;
+}
+
+export interface RegisterService {
+  type: 'registerservice';
+  id: string;
+  name?: string;
+  description?: string;
+  parent_service_id?: string;
+}
+
+export interface Ping {
+  type: 'ping';
+}
+
+export interface Pong {
+  type: 'pong';
+}
+
+/** E→W: sent before closing a connection the engine refuses, and as the reply to an undecodable frame. */
+export interface ErrorFrame {
+  type: 'error';
+  error: ErrorBody;
+}
+
+/**
+ * svc extension (E→W): the caller of an invocation this worker executes went away or timed out; the handler's
+ * AbortSignal should fire. Only sent to workers that announced the `cancel` feature.
+ */
+export interface CancelInvocation {
+  type: 'cancelinvocation';
+  invocation_id: string;
+  reason: CancelReason;
+}
+
+export type CancelReason = 'caller_disconnected' | 'timeout' | 'cancelled';
+
+/** Every message a worker may send to the engine. */
+export type WorkerToEngine =
+  | Reattach
+  | RegisterFunction
+  | UnregisterFunction
+  | RegisterTriggerType
+  | UnregisterTriggerType
+  | RegisterTrigger
+  | UnregisterTrigger
+  | TriggerRegistrationResult
+  | InvokeFunction
+  | InvocationResult
+  | RegisterService
+  | Ping
+  | Pong;
+
+/** Every message the engine may send to a worker. */
+export type EngineToWorker =
+  | WorkerRegistered
+  | RegisterTrigger
+  | UnregisterTrigger
+  | TriggerRegistrationResult
+  | InvokeFunction
+  | InvocationResult
+  | Ping
+  | Pong
+  | ErrorFrame
+  | CancelInvocation;
+
+export type Message = WorkerToEngine | EngineToWorker;
+export type MessageType = Message['type'];
+
+/** The upgrade header in which a worker lists the optional protocol features it understands (comma-separated). */
+export const FEATURES_HEADER = 'x-svc-features';
+/** Features our SDK announces. */
+export const FEATURE_CANCEL = 'cancel';
+
+/** The stable error codes the engine itself produces (docs/errors.md lists every code with its meaning). */
+export const ErrorCode = {
+  FunctionNotFound: 'function_not_found',
+  InvocationFailed: 'invocation_failed',
+  InvocationStopped: 'invocation_stopped',
+  InvocationTimeout: 'invocation_timeout',
+  InvocationError: 'invocation_error',
+  ChannelSendFailed: 'channel_send_failed',
+  EnqueueError: 'enqueue_error',
+  DeserializationError: 'deserialization_error',
+  SerializationError: 'serialization_error',
+  TriggerRegistrationFailed: 'trigger_registration_failed',
+  TriggerTypeNotFound: 'trigger_type_not_found',
+  FunctionNotInvokable: 'function_not_invokable',
+  InvalidFrame: 'invalid_frame',
+  NotFound: 'NOT_FOUND',
+  InvalidArguments: 'INVALID_ARGUMENTS',
+} as const;
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && value.length === 36 && UUID_RE.test(value);
+}

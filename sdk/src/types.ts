@@ -1,0 +1,162 @@
+/**
+ * The public API of the SDK. It mirrors iii-sdk@0.22.1 (`registerWorker`, `registerFunction`, `registerTrigger`,
+ * `registerTriggerType`, `trigger`, `TriggerAction`, `InvocationError`, `shutdown`) so code written for one runs on
+ * the other. The one addition: a handler's second argument is a `HandlerContext` (signal, logger, state, trigger)
+ * whose `metadata` field holds what iii-sdk passes as the second argument.
+ */
+import type { Logger } from 'pino';
+import type { HttpInvocationRef, TriggerActionWire } from './protocol.js';
+
+export type TriggerActionValue = TriggerActionWire;
+
+export interface WorkerOptions {
+  /** Shown in `engine::workers::list`. Default: env `SVC_WORKER_NAME`, else `<hostname>:<pid>`. */
+  workerName?: string;
+  workerDescription?: string;
+  /** Extra HTTP headers on the WebSocket upgrade. */
+  headers?: Record<string, string>;
+  /** Default timeout of `trigger()` calls, ms. Default 30000. */
+  invocationTimeoutMs?: number;
+  reconnectionConfig?: Partial<ReconnectionConfig>;
+  /** The pino logger the SDK and handler contexts log through. Default: a pino logger on stderr. */
+  logger?: Logger;
+}
+
+export interface ReconnectionConfig {
+  initialDelayMs: number; // 1000
+  maxDelayMs: number; // 30000
+  backoffMultiplier: number; // 2
+  jitterFactor: number; // 0.3
+  /** -1 retries forever. */
+  maxRetries: number;
+}
+
+export interface StateClient {
+  get<T = unknown>(scope: string, key: string): Promise<T | undefined>;
+  set<T = unknown>(scope: string, key: string, value: T): Promise<{ old_value: unknown; new_value: T }>;
+  delete(scope: string, key: string): Promise<unknown>;
+  list<T = unknown>(scope: string): Promise<T[]>;
+}
+
+/** The second argument of every handler. */
+export interface HandlerContext {
+  /** Fires when the caller goes away, the invocation times out, or the worker shuts down. */
+  signal: AbortSignal;
+  invocationId: string | undefined;
+  functionId: string;
+  /** The invocation's metadata sidecar (what iii-sdk passes as the handler's second argument). */
+  metadata: unknown;
+  traceparent: string | undefined;
+  baggage: string | undefined;
+  /** Tagged with the function id and invocation id. */
+  logger: HandlerLogger;
+  /** Calls `state::*` through the engine. */
+  state: StateClient;
+  /** Like `client.trigger`, but carries this invocation's trace context (`traceparent`, `baggage`) onward. */
+  trigger<T = unknown>(request: TriggerRequest): Promise<T>;
+}
+
+export interface HandlerLogger {
+  info(message: string, data?: unknown): void;
+  warn(message: string, data?: unknown): void;
+  error(message: string, data?: unknown): void;
+  debug(message: string, data?: unknown): void;
+}
+
+export type FunctionHandler<I = any, O = any> = (payload: I, context: HandlerContext) => Promise<O> | O; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface RegisterFunctionOptions {
+  description?: string;
+  request_format?: unknown;
+  response_format?: unknown;
+  metadata?: unknown;
+}
+
+export interface FunctionRef {
+  id: string;
+  unregister(): void;
+}
+
+export interface TriggerRegistration {
+  type: string;
+  function_id: string;
+  config: unknown;
+  metadata?: unknown;
+}
+
+export interface TriggerRef {
+  id: string;
+  unregister(): void;
+}
+
+/** What a trigger-type provider is handed when the engine activates or removes a binding of its type. */
+export interface TriggerBinding<C = unknown> {
+  id: string;
+  function_id: string;
+  config: C;
+  metadata?: unknown;
+}
+
+export interface TriggerTypeHandler<C = unknown> {
+  /** Throw to refuse the binding: the error message reaches the worker that registered the trigger. */
+  registerTrigger(binding: TriggerBinding<C>): Promise<void> | void;
+  unregisterTrigger(binding: TriggerBinding<C>): Promise<void> | void;
+}
+
+export interface TriggerTypeDefinition {
+  id: string;
+  description?: string;
+  trigger_request_format?: unknown;
+  call_request_format?: unknown;
+}
+
+export interface TriggerTypeRef {
+  id: string;
+  unregister(): void;
+}
+
+export interface TriggerRequest<P = unknown> {
+  function_id: string;
+  payload?: P;
+  action?: TriggerActionValue;
+  /** Client-side deadline (also sent to the engine so it can cancel the executor). Default 30000. */
+  timeoutMs?: number;
+  metadata?: unknown;
+  traceparent?: string;
+  baggage?: string;
+}
+
+export type HttpFunctionConfig = HttpInvocationRef;
+
+export interface SvcClient {
+  readonly workerId: string | undefined;
+  readonly logger: Logger;
+  registerFunction<I = unknown, O = unknown>(
+    id: string,
+    handler: FunctionHandler<I, O> | HttpFunctionConfig,
+    options?: RegisterFunctionOptions,
+  ): FunctionRef;
+  registerTrigger(trigger: TriggerRegistration): TriggerRef;
+  registerTriggerType<C = unknown>(definition: TriggerTypeDefinition, handler: TriggerTypeHandler<C>): TriggerTypeRef;
+  unregisterTriggerType(id: string): void;
+  trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T>;
+  /**
+   * For trigger-type providers: fires a binding's function with `payload`, applying its
+   * `condition_function_id` (from the binding's config) first: the handler runs only when the condition returns a
+   * truthy value. Resolves `{ fired: false }` when the condition said no, `{ fired: true, result }` otherwise.
+   */
+  fireTrigger<T = unknown>(binding: TriggerBinding, payload: unknown, options?: FireOptions): Promise<FireResult<T>>;
+  /** Resolves once the socket is open and `workerregistered` has arrived (for the first time). */
+  ready(): Promise<void>;
+  /** Stops reconnecting, rejects pending invocations, aborts running handlers, closes the socket. */
+  shutdown(): Promise<void>;
+}
+
+export interface FireOptions {
+  action?: TriggerActionValue;
+  timeoutMs?: number;
+  traceparent?: string;
+  baggage?: string;
+}
+
+export type FireResult<T> = { fired: false } | { fired: true; result: T | undefined };
