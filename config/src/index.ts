@@ -5,3 +5,25 @@ export { substituteEnv, type Env, type Substituted } from './substitute.js';
 export { validateConfig } from './validate.js';
 export { parseDocument } from './parse.js';
 export { parseModuleConfig, readModuleConfig, type ModuleConfigSources } from './read-module-config.js';
+export * from './catalog.js';
+export {
+  svcConfigSchema,
+  moduleEntrySchema,
+  type SvcConfig,
+  type SvcConfigInput,
+  type ModuleEntry,
+  type ModuleEntryOf,
+} from './schema.js';
+export {
+  loadConfig,
+  parseConfigText,
+  findConfigFile,
+  EMBEDDED_CONFIG_PATH,
+  PRODUCTION_CONFIG_PATH,
+  CWD_CONFIG_NAME,
+  type LoadedConfig,
+  type LoadOptions,
+  type ConfigSourceKind,
+} from './load-config.js';
+export { deepFreeze, type DeepReadonly } from './freeze.js';
+export { collectWarnings } from './warnings.js';
