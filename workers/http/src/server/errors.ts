@@ -1,0 +1,61 @@
+/**
+ * The error envelope of every response svc-http itself produces (PROTOCOL.md §6):
+ * `{"error":{"code","message","error_id"?}}`. `error_id` is set on 5xx only; the same id is written to the log
+ * beside the details (a handler's stack), so an operator can find them while the client never sees a stack.
+ */
+
+export const HttpErrorCode = {
+  NotFound: 'NOT_FOUND',
+  MethodNotAllowed: 'METHOD_NOT_ALLOWED',
+  InvalidJson: 'INVALID_JSON',
+  PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  ConditionNotMet: 'CONDITION_NOT_MET',
+  Overloaded: 'SERVICE_UNAVAILABLE',
+  ShuttingDown: 'SHUTTING_DOWN',
+  GatewayTimeout: 'GATEWAY_TIMEOUT',
+  InternalError: 'INTERNAL_ERROR',
+  InvalidResponse: 'invalid_response',
+} as const;
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string; error_id?: string };
+  skipped?: boolean;
+}
+
+let counter = 0;
+
+/** A hex timestamp (ms) with a per-process counter, so two errors in the same millisecond differ. */
+export function newErrorId(): string {
+  counter = (counter + 1) & 0xfff;
+  return `${Date.now().toString(16)}${counter.toString(16).padStart(3, '0')}`;
+}
+
+export function errorEnvelope(status: number, code: string, message: string): ErrorEnvelope {
+  const error: ErrorEnvelope['error'] = { code, message };
+  if (status >= 500) error.error_id = newErrorId();
+  return { error };
+}
+
+/** A response decided by svc-http (not by a handler). */
+export interface PlainResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+  extra: Partial<ErrorEnvelope> = {},
+): PlainResponse & { envelope: ErrorEnvelope } {
+  const envelope = { ...errorEnvelope(status, code, message), ...extra };
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: Buffer.from(JSON.stringify(envelope)),
+    envelope,
+  };
+}

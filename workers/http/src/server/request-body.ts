@@ -1,0 +1,101 @@
+/**
+ * Reading a request body under a size limit, and turning it into the payload's `body` by content type.
+ *
+ * The limit is enforced while reading: a `content-length` above it is refused before a byte is read, and a
+ * chunked body is abandoned at the first chunk that crosses it, so an oversized upload is never held in memory.
+ */
+import type { IncomingMessage } from 'node:http';
+
+export class BodyTooLargeError extends Error {
+  readonly code = 'body_too_large';
+  constructor(readonly limit: number) {
+    super(`request body is larger than the limit of ${limit} bytes (max_body_bytes)`);
+  }
+}
+
+export class InvalidJsonError extends Error {
+  readonly code = 'invalid_json';
+}
+
+/** Refuses a declared content-length above the limit without reading; returns false when the body must be read. */
+export function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
+  const declared = req.headers['content-length'];
+  if (declared === undefined) return false;
+  const length = Number(declared);
+  return Number.isFinite(length) && length > limit;
+}
+
+/** Collects the body; rejects with BodyTooLargeError as soon as it crosses `limit` (the rest is not read). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        chunks.length = 0;
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = (): void => {
+      if (req.complete) return;
+      cleanup();
+      reject(new Error('client closed the connection before the body was complete'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** The media type of a content-type header, lower-cased, without parameters. */
+export function mediaType(contentType: string | undefined): string {
+  if (!contentType) return '';
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+export function isJsonType(type: string): boolean {
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/**
+ * JSON types are parsed (malformed JSON throws InvalidJsonError naming the position); `text/*` is given as a
+ * string; `application/x-www-form-urlencoded` as an object of strings (last value of a repeated key wins);
+ * anything else, and an empty body, as null.
+ */
+export function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+  if (raw.length === 0) return null;
+  const type = mediaType(contentType);
+  if (isJsonType(type)) {
+    const text = raw.toString('utf8');
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new InvalidJsonError(`request body is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  if (type.startsWith('text/')) return raw.toString('utf8');
+  if (type === 'application/x-www-form-urlencoded') {
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  }
+  return null;
+}

@@ -1,0 +1,205 @@
+/**
+ * One HTTP request from arrival to response: preflight, routing (404/405), admission (503), body (413/400),
+ * dispatch to the bound function with the request deadline (504), and the result's serialisation.
+ *
+ * A request holds a concurrency slot from admission until its response is finished or its socket closes; the
+ * deadline and a client abort both end it, and the slot's release is idempotent, so every path gives it back.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { ConcurrencyLimiter, Slot } from './concurrency-limiter.js';
+import type { CorsPolicy } from './cors.js';
+import { dispatch, type DispatchOutcome, type Invoker } from './dispatch.js';
+import { errorResponse, HttpErrorCode, type PlainResponse } from './errors.js';
+import { buildPayload } from './payload.js';
+import { BodyTooLargeError, declaredTooLarge, InvalidJsonError, parseBody, readBody } from './request-body.js';
+import { serializeResult } from './response.js';
+import { describeRoute, type RouteMatch, type RouteTable } from './route-table.js';
+import { send } from './send.js';
+
+export interface RequestHandlerOptions {
+  routes: RouteTable;
+  limiter: ConcurrencyLimiter;
+  cors: CorsPolicy;
+  invoker: Invoker;
+  logger: Logger;
+  defaultTimeoutMs: number;
+  maxBodyBytes: number;
+  /** True once shutdown began: new requests get 503 and the connection is closed. */
+  isDraining(): boolean;
+}
+
+export function createRequestHandler(opts: RequestHandlerOptions) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    handle(opts, req, res).catch((err: unknown) => {
+      const reply = errorResponse(500, HttpErrorCode.InternalError, 'internal error while handling the request');
+      opts.logger.error({ err, error_id: reply.envelope.error.error_id }, 'svc-http request failed');
+      send(req, res, reply);
+    });
+  };
+}
+
+async function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const cors = opts.cors.responseHeaders(req.headers);
+  if (opts.isDraining()) {
+    const msg = 'svc-http is shutting down; retry on another instance';
+    return send(req, res, errorResponse(503, HttpErrorCode.ShuttingDown, msg, { 'retry-after': '1' }), cors, true);
+  }
+  if (opts.cors.isPreflight(method, req.headers)) {
+    return send(req, res, { status: 204, headers: {}, body: Buffer.alloc(0) }, opts.cors.preflightHeaders(req.headers));
+  }
+  const { pathname, search } = splitUrl(req.url ?? '/');
+  const found = opts.routes.lookup(method, pathname);
+  if (found.kind === 'not_found') {
+    return send(req, res, errorResponse(404, HttpErrorCode.NotFound, 'Not Found'), cors);
+  }
+  if (found.kind === 'method_not_allowed') {
+    const allow = found.allow.join(', ');
+    const msg = `method ${method} is not allowed on ${pathname}; allowed: ${allow}`;
+    return send(req, res, errorResponse(405, HttpErrorCode.MethodNotAllowed, msg, { allow }), cors);
+  }
+  const slot = opts.limiter.tryAcquire();
+  if (!slot) {
+    const msg = `too many requests in flight (concurrency_request_limit ${opts.limiter.limit}); retry shortly`;
+    return send(req, res, errorResponse(503, HttpErrorCode.Overloaded, msg, { 'retry-after': '1' }), cors);
+  }
+  await admitted(opts, req, res, slot, found.match, method, search, cors);
+}
+
+async function admitted(
+  opts: RequestHandlerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  slot: Slot,
+  match: RouteMatch,
+  method: string,
+  search: string,
+  cors: Record<string, string>,
+): Promise<void> {
+  // 'finish' = the response was handed to the socket; 'close' = the client went away first.
+  res.once('finish', slot.release);
+  res.once('close', slot.release);
+  const deadline = Date.now() + opts.defaultTimeoutMs;
+  let phase: 'body' | 'invoke' = 'body';
+  const timer = setTimeout(() => {
+    if (phase === 'body') {
+      const msg = `request body was not received within ${opts.defaultTimeoutMs} ms`;
+      send(req, res, errorResponse(408, HttpErrorCode.RequestTimeout, msg), cors, true);
+      req.destroy();
+    } else {
+      const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
+      send(req, res, errorResponse(504, HttpErrorCode.GatewayTimeout, msg), cors);
+    }
+    slot.release();
+  }, opts.defaultTimeoutMs);
+  try {
+    const body = await receiveBody(opts, req, res, cors);
+    if (body === undefined) return;
+    phase = 'invoke';
+    const payload = buildPayload({
+      method,
+      apiPath: match.target.apiPath,
+      search,
+      params: match.params,
+      headers: req.headers,
+      body: body.value,
+    });
+    const outcome = await dispatch(opts.invoker, match.target, payload, deadline);
+    if (res.headersSent || res.destroyed) return;
+    send(req, res, toResponse(opts, match, method, outcome), cors);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads and parses the body; answers 413/400 itself and returns undefined when the request is over. */
+async function receiveBody(
+  opts: RequestHandlerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: Record<string, string>,
+): Promise<{ value: unknown } | undefined> {
+  const tooLarge = (): void => {
+    const err = new BodyTooLargeError(opts.maxBodyBytes);
+    // The rest of the body is not read: close the connection once the 413 is out.
+    send(req, res, errorResponse(413, HttpErrorCode.PayloadTooLarge, err.message), cors, true);
+    res.once('finish', () => req.destroy());
+  };
+  if (declaredTooLarge(req, opts.maxBodyBytes)) {
+    tooLarge();
+    return undefined;
+  }
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, opts.maxBodyBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) tooLarge();
+    else req.destroy();
+    return undefined;
+  }
+  try {
+    return { value: parseBody(raw, req.headers['content-type']) };
+  } catch (err) {
+    if (!(err instanceof InvalidJsonError)) throw err;
+    send(req, res, errorResponse(400, HttpErrorCode.InvalidJson, err.message), cors);
+    return undefined;
+  }
+}
+
+function toResponse(
+  opts: RequestHandlerOptions,
+  match: RouteMatch,
+  method: string,
+  outcome: DispatchOutcome,
+): PlainResponse {
+  const route = describeRoute(method, match.target.apiPath);
+  switch (outcome.kind) {
+    case 'result':
+      try {
+        return serializeResult(outcome.value);
+      } catch (err) {
+        const reply = errorResponse(500, HttpErrorCode.InvalidResponse, (err as Error).message);
+        opts.logger.warn(
+          { route, error_id: reply.envelope.error.error_id },
+          `invalid handler response: ${(err as Error).message}`,
+        );
+        return reply;
+      }
+    case 'skipped':
+      return errorResponse(422, HttpErrorCode.ConditionNotMet, 'Request condition not met', {}, { skipped: true });
+    case 'timeout': {
+      const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
+      return errorResponse(504, HttpErrorCode.GatewayTimeout, msg);
+    }
+    case 'error': {
+      const reply = errorResponse(500, outcome.code, outcome.message);
+      const fn = outcome.during === 'condition' ? match.target.conditionFunctionId : match.target.functionId;
+      opts.logger.warn(
+        { route, function_id: fn, code: outcome.code, error_id: reply.envelope.error.error_id, stack: outcome.stack },
+        `${outcome.during} failed: ${outcome.message}`,
+      );
+      return reply;
+    }
+  }
+}
+
+/** Splits the request target into path and query without trusting it to be a valid URL. */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  let target = url;
+  if (!target.startsWith('/')) {
+    // absolute-form (`GET http://host/path`): keep only the path.
+    try {
+      const parsed = new URL(target);
+      target = parsed.pathname + parsed.search;
+    } catch {
+      target = '/';
+    }
+  }
+  const q = target.indexOf('?');
+  const hash = target.indexOf('#');
+  const end = hash === -1 ? target.length : hash;
+  return q === -1 || q > end
+    ? { pathname: target.slice(0, end), search: '' }
+    : { pathname: target.slice(0, q), search: target.slice(q + 1, end) };
+}

@@ -1,0 +1,102 @@
+/**
+ * The svc-http listener on a real socket, with functions answered by an in-test invoker (the engine path is
+ * covered by test/e2e/http-*.test.ts). Checks the status paths and slot accounting of the server itself.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { request, Agent } from 'undici';
+import pino from 'pino';
+import { HttpServer } from '../src/server/http-server.js';
+import { RouteTable, type HttpMethod } from '../src/server/route-table.js';
+import type { Invoker } from '../src/server/dispatch.js';
+
+const servers: HttpServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close(100)));
+});
+
+async function start(invoker: Invoker, opts: { limit?: number; timeout?: number; body?: number } = {}) {
+  const routes = new RouteTable();
+  const add = (id: string, method: HttpMethod, apiPath: string, conditionFunctionId?: string) =>
+    routes.add({ triggerId: id, functionId: id, apiPath, method, conditionFunctionId, metadata: { m: id } });
+  const server = new HttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    defaultTimeoutMs: opts.timeout ?? 2000,
+    concurrencyLimit: opts.limit ?? 1024,
+    maxBodyBytes: opts.body ?? 1024,
+    cors: undefined,
+    routes,
+    invoker,
+    logger: pino({ level: 'silent' }),
+  });
+  servers.push(server);
+  const { port } = await server.start();
+  return { server, add, base: `http://127.0.0.1:${port}` };
+}
+
+describe('HttpServer', () => {
+  it('answers 413 for a declared and for a streamed oversized body without calling the function', async () => {
+    let calls = 0;
+    const { add, base } = await start({ invoke: async () => void calls++ }, { body: 1000 });
+    add('up', 'POST', '/up');
+    const declared = await request(`${base}/up`, { method: 'POST', body: Buffer.alloc(5000) });
+    expect(declared.statusCode).toBe(413);
+    expect(await declared.body.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    async function* chunks() {
+      for (let i = 0; i < 50; i++) yield Buffer.alloc(100);
+    }
+    const streamed = await request(`${base}/up`, { method: 'POST', body: chunks() }).catch((e: Error) => e);
+    if (!(streamed instanceof Error)) expect(streamed.statusCode).toBe(413);
+    expect(calls).toBe(0);
+  });
+
+  it('gives 504 at the deadline and the slot back; condition false gives 422', async () => {
+    const { server, add, base } = await start(
+      {
+        invoke: (id, _p, { timeoutMs }) =>
+          id === 'cond' ? Promise.resolve(false) : new Promise((r) => setTimeout(r, timeoutMs + 500)),
+      },
+      { timeout: 300 },
+    );
+    add('slow', 'GET', '/slow');
+    add('guarded', 'GET', '/guarded', 'cond');
+    const t0 = Date.now();
+    const res = await request(`${base}/slow`);
+    expect(res.statusCode).toBe(504);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(await res.body.json()).toMatchObject({ error: { code: 'GATEWAY_TIMEOUT' } });
+    expect(server.inFlight).toBe(0);
+    const skipped = await request(`${base}/guarded`);
+    expect(skipped.statusCode).toBe(422);
+    expect(await skipped.body.json()).toEqual({
+      error: { code: 'CONDITION_NOT_MET', message: 'Request condition not met' },
+      skipped: true,
+    });
+  });
+
+  it('admits exactly the limit, answers the rest 503 + Retry-After, and gets slots back on client abort', async () => {
+    const release: Array<() => void> = [];
+    const { server, add, base } = await start(
+      { invoke: () => new Promise((r) => release.push(() => r({ body: 'ok' }))) },
+      { limit: 20, timeout: 5000 },
+    );
+    add('wait', 'GET', '/wait');
+    const agent = new Agent({ connections: 100 });
+    const controllers = Array.from({ length: 25 }, () => new AbortController());
+    const results = controllers.map((c) =>
+      request(`${base}/wait`, { dispatcher: agent, signal: c.signal }).then(
+        async (r) => ({ status: r.statusCode, retry: r.headers['retry-after'], body: await r.body.text() }),
+        () => ({ status: 0, retry: undefined, body: '' }),
+      ),
+    );
+    await expect.poll(() => server.inFlight).toBe(20);
+    await expect.poll(() => release.length).toBe(20);
+    controllers.forEach((c) => c.abort());
+    const settled = await Promise.all(results);
+    expect(settled.filter((r) => r.status === 503)).toHaveLength(5);
+    expect(settled.filter((r) => r.status === 503).every((r) => r.retry === '1')).toBe(true);
+    await expect.poll(() => server.inFlight).toBe(0);
+    release.splice(0).forEach((r) => r());
+    await agent.close();
+  });
+});

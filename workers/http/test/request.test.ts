@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { buildPayload } from '../src/server/payload.js';
+import { parseBody } from '../src/server/request-body.js';
+import { splitUrl } from '../src/server/request-handler.js';
+import { ConcurrencyLimiter } from '../src/server/concurrency-limiter.js';
+import { CorsPolicy } from '../src/server/cors.js';
+
+describe('request → payload', () => {
+  it('builds the payload of PROTOCOL.md §6', () => {
+    const { pathname, search } = splitUrl('/users/42?q=x&q=y&n=1#frag');
+    expect(pathname).toBe('/users/42');
+    const p = buildPayload({
+      method: 'POST',
+      apiPath: '/users/:id',
+      search,
+      params: { id: '42' },
+      headers: { 'content-type': 'application/json', 'x-multi': ['a', 'b'] },
+      body: { a: 1 },
+    });
+    expect(p).toEqual({
+      query_params: { q: 'y', n: '1' },
+      path_params: { id: '42' },
+      headers: { 'content-type': 'application/json', 'x-multi': 'a, b' },
+      path: '/users/:id',
+      method: 'POST',
+      body: { a: 1 },
+      trigger: { type: 'http', path: '/users/:id', method: 'POST' },
+    });
+  });
+
+  it('splits absolute-form targets and odd URLs without throwing', () => {
+    expect(splitUrl('http://h:1/a?b=1')).toEqual({ pathname: '/a', search: 'b=1' });
+    expect(splitUrl('*')).toEqual({ pathname: '/', search: '' });
+  });
+
+  it('parses bodies by content type', () => {
+    const b = (s: string) => Buffer.from(s);
+    expect(parseBody(b('{"a":1}'), 'application/json; charset=utf-8')).toEqual({ a: 1 });
+    expect(parseBody(b('[1]'), 'application/vnd.api+json')).toEqual([1]);
+    expect(parseBody(b('hello'), 'text/plain')).toBe('hello');
+    expect(parseBody(b('a=1&b=2'), 'application/x-www-form-urlencoded')).toEqual({ a: '1', b: '2' });
+    expect(parseBody(b('\x00\x01'), 'application/octet-stream')).toBeNull();
+    expect(parseBody(Buffer.alloc(0), 'application/json')).toBeNull();
+    expect(() => parseBody(b('{"a":'), 'application/json')).toThrow(/request body is not valid JSON/);
+  });
+});
+
+describe('ConcurrencyLimiter', () => {
+  it('admits up to the limit, releases once per slot, and reports idle', async () => {
+    const l = new ConcurrencyLimiter(2);
+    const a = l.tryAcquire();
+    const b = l.tryAcquire();
+    expect(l.tryAcquire()).toBeUndefined();
+    a?.release();
+    a?.release();
+    expect(l.inFlight).toBe(1);
+    const c = l.tryAcquire();
+    expect(c).toBeDefined();
+    expect(l.tryAcquire()).toBeUndefined();
+    const idle = l.idle();
+    b?.release();
+    c?.release();
+    await idle;
+    expect(l.inFlight).toBe(0);
+  });
+});
+
+describe('CorsPolicy', () => {
+  it('is permissive without config', () => {
+    const c = new CorsPolicy(undefined);
+    expect(c.responseHeaders({ origin: 'https://a.test' })).toEqual({ 'access-control-allow-origin': '*' });
+    expect(c.isPreflight('OPTIONS', { origin: 'x', 'access-control-request-method': 'POST' })).toBe(true);
+  });
+
+  it('allows only configured origins and lists configured methods', () => {
+    const c = new CorsPolicy({ allowed_origins: ['https://app.test'], allowed_methods: ['GET', 'POST'] });
+    expect(c.responseHeaders({ origin: 'https://evil.test' })).toEqual({});
+    const h = c.preflightHeaders({ origin: 'https://app.test', 'access-control-request-headers': 'x-a' });
+    expect(h).toMatchObject({
+      'access-control-allow-origin': 'https://app.test',
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'x-a',
+      vary: 'Origin',
+    });
+  });
+});
