@@ -20,6 +20,16 @@ export interface WorkerOptions {
   reconnectionConfig?: Partial<ReconnectionConfig>;
   /** The pino logger the SDK and handler contexts log through. Default: a pino logger on stderr. */
   logger?: Logger;
+  /**
+   * Called when the connection to the engine opens (after the replay of registrations) and when it closes.
+   * `willReconnect` is false once the client will not try again (shutdown, or retries exhausted).
+   */
+  onConnectionStateChange?(state: ConnectionState): void;
+}
+
+export interface ConnectionState {
+  connected: boolean;
+  willReconnect: boolean;
 }
 
 export interface ReconnectionConfig {

@@ -1,0 +1,303 @@
+/**
+ * The SDK client over any `ClientTransport`: registrations (stored and replayed on every open), outgoing calls
+ * (pending until their `invocationresult`), the executor side (InvocationRunner) and trigger-type providers.
+ *
+ * Replay order on every open (PROTOCOL §1.5): `reattach` (when a previous worker id and token are held), trigger
+ * types, functions, triggers (same ids), the frames queued while disconnected (minus calls whose caller has
+ * timed out), then the void `engine::workers::register` with this worker's metadata.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ClientTransport } from '../connection/transport.js';
+import { InvocationError } from '../errors.js';
+import type { EngineToWorker, InvokeFunction, RegisterFunction, RegisterTrigger, WorkerToEngine } from '../protocol.js';
+import type {
+  FireOptions,
+  FireResult,
+  FunctionHandler,
+  FunctionRef,
+  HttpFunctionConfig,
+  RegisterFunctionOptions,
+  SvcClient,
+  TriggerBinding,
+  TriggerRef,
+  TriggerRegistration,
+  TriggerRequest,
+  TriggerTypeDefinition,
+  TriggerTypeHandler,
+  TriggerTypeRef,
+  WorkerOptions,
+} from '../types.js';
+import { workerMetadata } from '../worker-metadata.js';
+import { fireTrigger } from './fire-trigger.js';
+import { InvocationRunner } from './invocation-runner.js';
+import { OutboundQueue } from './outbound-queue.js';
+import { PendingInvocations } from './pending-invocations.js';
+import { Registrations } from './registrations.js';
+import { TriggerProviders } from './trigger-providers.js';
+
+export interface ClientSettings extends WorkerOptions {
+  logger: Logger;
+  workerName: string;
+}
+
+export class Client implements SvcClient {
+  readonly logger: Logger;
+  private readonly registrations = new Registrations();
+  private readonly pending = new PendingInvocations();
+  private readonly queue: OutboundQueue;
+  private readonly runner: InvocationRunner;
+  private readonly providers: TriggerProviders;
+  private readonly timeoutMs: number;
+  private id: string | undefined;
+  private reattachToken: string | undefined;
+  private readonly readyPromise: Promise<void>;
+  private resolveReady!: () => void;
+  private rejectReady!: (err: Error) => void;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly transport: ClientTransport,
+    private readonly settings: ClientSettings,
+  ) {
+    this.logger = settings.logger;
+    this.timeoutMs = settings.invocationTimeoutMs ?? 30000;
+    this.queue = new OutboundQueue(this.pending, this.logger);
+    this.runner = new InvocationRunner(this, this.registrations);
+    this.providers = new TriggerProviders(this, this.registrations);
+    this.readyPromise = new Promise<void>((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.readyPromise.catch(() => undefined); // rejected only on shutdown; callers of ready() still see it
+  }
+
+  get workerId(): string | undefined {
+    return this.id;
+  }
+
+  start(): this {
+    this.transport.start({
+      onOpen: () => this.onOpen(),
+      onMessage: (msg) => this.onMessage(msg),
+      onClose: (info) => this.onClose(info),
+    });
+    return this;
+  }
+
+  ready(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  registerFunction<I = unknown, O = unknown>(
+    id: string,
+    handler: FunctionHandler<I, O> | HttpFunctionConfig,
+    options: RegisterFunctionOptions = {},
+  ): FunctionRef {
+    const frame: RegisterFunction = { type: 'registerfunction', id };
+    if (options.description !== undefined) frame.description = options.description;
+    if (options.request_format !== undefined) frame.request_format = options.request_format;
+    if (options.response_format !== undefined) frame.response_format = options.response_format;
+    if (options.metadata !== undefined) frame.metadata = options.metadata;
+    const local = { frame, handler: typeof handler === 'function' ? (handler as FunctionHandler) : undefined };
+    if (typeof handler !== 'function') frame.invocation = handler;
+    this.registrations.addFunction(local);
+    this.sendRegistration(frame);
+    return {
+      id,
+      unregister: () => {
+        if (this.registrations.functions.get(id) !== local) return;
+        this.registrations.functions.delete(id);
+        this.sendRegistration({ type: 'unregisterfunction', id });
+      },
+    };
+  }
+
+  registerTrigger(trigger: TriggerRegistration): TriggerRef {
+    const frame: RegisterTrigger = {
+      type: 'registertrigger',
+      id: randomUUID(),
+      trigger_type: trigger.type,
+      function_id: trigger.function_id,
+      config: trigger.config,
+    };
+    if (trigger.metadata !== undefined) frame.metadata = trigger.metadata;
+    this.registrations.addTrigger(frame);
+    this.sendRegistration(frame);
+    return {
+      id: frame.id,
+      unregister: () => {
+        if (!this.registrations.triggers.delete(frame.id)) return;
+        this.sendQueued({ type: 'unregistertrigger', id: frame.id, trigger_type: frame.trigger_type });
+      },
+    };
+  }
+
+  registerTriggerType<C = unknown>(definition: TriggerTypeDefinition, handler: TriggerTypeHandler<C>): TriggerTypeRef {
+    const frame = { type: 'registertriggertype' as const, ...definition };
+    const local = { frame, handler: handler as TriggerTypeHandler };
+    this.registrations.addTriggerType(local);
+    this.sendRegistration(frame);
+    return {
+      id: definition.id,
+      unregister: () => {
+        if (this.registrations.triggerTypes.get(definition.id) === local) this.unregisterTriggerType(definition.id);
+      },
+    };
+  }
+
+  unregisterTriggerType(id: string): void {
+    const local = this.registrations.triggerTypes.get(id);
+    if (local === undefined) return;
+    this.registrations.triggerTypes.delete(id);
+    void this.providers.dropType(id, local.handler);
+    this.sendRegistration({ type: 'unregistertriggertype', id });
+  }
+
+  trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T> {
+    if (this.closing !== undefined) return Promise.reject(shutdownError(request.function_id));
+    const action = request.action ?? undefined;
+    if (action !== undefined && action.type === 'void') {
+      const frame: InvokeFunction = {
+        type: 'invokefunction',
+        function_id: request.function_id,
+        data: request.payload,
+        action,
+        metadata: request.metadata,
+        traceparent: request.traceparent,
+        baggage: request.baggage,
+      };
+      this.sendQueued(frame);
+      return Promise.resolve(undefined as T);
+    }
+    const invocationId = randomUUID();
+    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
+    const result = this.pending.add<T>(invocationId, request.function_id, timeoutMs);
+    const frame: InvokeFunction = {
+      type: 'invokefunction',
+      invocation_id: invocationId,
+      function_id: request.function_id,
+      data: request.payload,
+      action,
+      metadata: request.metadata,
+      traceparent: request.traceparent,
+      baggage: request.baggage,
+      timeout_ms: timeoutMs,
+    };
+    try {
+      this.sendQueued(frame);
+    } catch (err) {
+      this.pending.fail(
+        invocationId,
+        new InvocationError({
+          code: 'serialization_error',
+          message: `payload is not serialisable as JSON: ${(err as Error).message}`,
+          function_id: request.function_id,
+        }),
+      );
+    }
+    return result;
+  }
+
+  fireTrigger<T = unknown>(binding: TriggerBinding, payload: unknown, options?: FireOptions): Promise<FireResult<T>> {
+    return fireTrigger<T>(this, binding, payload, options);
+  }
+
+  shutdown(): Promise<void> {
+    this.closing ??= this.close();
+    return this.closing;
+  }
+
+  /** Sends now, or keeps the frame until the connection is back (PROTOCOL §1.5 step 5). */
+  sendQueued(frame: WorkerToEngine): void {
+    if (!this.transport.send(frame)) this.queue.push(frame);
+  }
+
+  /** Registration frames are never queued: the store replays them on the next open. */
+  private sendRegistration(frame: WorkerToEngine): void {
+    if (this.closing === undefined) this.transport.send(frame);
+  }
+
+  private onOpen(): void {
+    if (this.id !== undefined && this.reattachToken !== undefined) {
+      this.transport.send({ type: 'reattach', previous_worker_id: this.id, reattach_token: this.reattachToken });
+    }
+    for (const frame of this.registrations.replay()) if (!this.transport.send(frame)) return;
+    if (!this.queue.flush(this.transport)) return;
+    this.transport.send({
+      type: 'invokefunction',
+      function_id: 'engine::workers::register',
+      data: workerMetadata(this.settings.workerName, this.settings.workerDescription),
+      action: { type: 'void' },
+    });
+    this.settings.onConnectionStateChange?.({ connected: true, willReconnect: true });
+  }
+
+  private onMessage(msg: EngineToWorker): void {
+    switch (msg.type) {
+      case 'invokefunction':
+        return this.runner.handleInvoke(msg);
+      case 'invocationresult':
+        return this.pending.settle(msg);
+      case 'workerregistered':
+        this.id = msg.worker_id;
+        this.reattachToken = msg.reattach_token;
+        this.logger.debug({ worker_id: msg.worker_id }, 'worker registered');
+        return this.resolveReady();
+      case 'cancelinvocation':
+        return this.runner.cancel(msg);
+      case 'registertrigger':
+        void this.providers.onRegisterTrigger(msg);
+        return;
+      case 'unregistertrigger':
+        void this.providers.onUnregisterTrigger(msg);
+        return;
+      case 'triggerregistrationresult':
+        if (msg.error) {
+          this.logger.error(
+            { trigger_id: msg.id, trigger_type: msg.trigger_type, function_id: msg.function_id, code: msg.error.code },
+            `trigger registration failed: ${msg.error.message}`,
+          );
+        }
+        return;
+      case 'ping':
+        this.transport.send({ type: 'pong' });
+        return;
+      case 'pong':
+        return;
+      case 'error':
+        this.logger.warn({ code: msg.error.code }, `engine error: ${msg.error.message}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onClose(info: { code: number; reason: string; willReconnect: boolean }): void {
+    if (this.closing === undefined) {
+      this.logger.warn(
+        { code: info.code, reason: info.reason, reconnect: info.willReconnect },
+        'engine connection lost',
+      );
+    }
+    void this.providers.deactivateAll();
+    this.settings.onConnectionStateChange?.({ connected: false, willReconnect: info.willReconnect });
+  }
+
+  private async close(): Promise<void> {
+    const err = shutdownError(undefined);
+    this.rejectReady(err);
+    this.pending.rejectAll(err);
+    this.runner.abortAll('client_shutdown');
+    this.queue.clear();
+    await this.transport.close();
+  }
+}
+
+function shutdownError(functionId: string | undefined): InvocationError {
+  return new InvocationError({
+    code: 'client_shutdown',
+    message: 'the client is shutting down',
+    ...(functionId !== undefined ? { function_id: functionId } : {}),
+  });
+}

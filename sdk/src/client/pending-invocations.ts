@@ -1,0 +1,73 @@
+/**
+ * Calls this client made that await an `invocationresult`, keyed by invocation id. Each has a client-side
+ * deadline; a late result for a timed-out id is ignored. The per-call timer uses a shared bound method with the
+ * id as argument, so a call costs one promise and one timer, not extra closures.
+ */
+import { InvocationError, toInvocationError } from '../errors.js';
+import type { InvocationResult } from '../protocol.js';
+
+interface Pending {
+  functionId: string;
+  timeoutMs: number;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class PendingInvocations {
+  private readonly pending = new Map<string, Pending>();
+  private readonly onTimeout = (id: string): void => {
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    this.pending.delete(id);
+    p.reject(
+      new InvocationError({
+        code: 'TIMEOUT',
+        message: `invocation timed out after ${p.timeoutMs}ms`,
+        function_id: p.functionId,
+      }),
+    );
+  };
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  has(id: string): boolean {
+    return this.pending.has(id);
+  }
+
+  add<T>(id: string, functionId: string, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(this.onTimeout, timeoutMs, id);
+      this.pending.set(id, { functionId, timeoutMs, resolve: resolve as (v: unknown) => void, reject, timer });
+    });
+  }
+
+  /** Settles the call `result` answers; unknown ids (timed out, or not ours) are ignored. */
+  settle(result: InvocationResult): void {
+    const p = this.pending.get(result.invocation_id);
+    if (p === undefined) return;
+    this.pending.delete(result.invocation_id);
+    clearTimeout(p.timer);
+    if (result.error) p.reject(toInvocationError(result.error, p.functionId));
+    else p.resolve(result.result);
+  }
+
+  /** Fails one call locally (e.g. its frame could not be sent). */
+  fail(id: string, error: Error): void {
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.reject(error);
+  }
+
+  rejectAll(error: Error): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The WebSocket transport: one `ws` connection to the engine, reconnected with backoff and jitter for as long as
+ * the reconnection config allows (forever by default).
+ *
+ * Ownership: the transport owns its socket, its reconnect timer and its heartbeat timer. `close()` stops
+ * reconnecting, closes the socket (terminating it if the close handshake does not finish within a second) and is
+ * idempotent. A half-open connection is detected by an idle deadline refreshed by every inbound frame (message,
+ * ping or pong); a WS ping is sent every `pingIntervalMs` so a healthy engine always has something to answer.
+ */
+import WebSocket from 'ws';
+import type { Logger } from 'pino';
+import { decodeFrame } from '../codec.js';
+import { FEATURE_CANCEL, FEATURES_HEADER, type WorkerToEngine } from '../protocol.js';
+import type { ReconnectionConfig } from '../types.js';
+import { backoffDelay, resolveReconnection } from './backoff.js';
+import type { ClientTransport, TransportEvents } from './transport.js';
+
+export interface WsTransportOptions {
+  /** Extra HTTP headers on the upgrade request. */
+  headers?: Record<string, string>;
+  reconnection?: Partial<ReconnectionConfig>;
+  /** Default 20000. */
+  pingIntervalMs?: number;
+  /** Default 60000. */
+  idleTimeoutMs?: number;
+  /** Default 10000. */
+  handshakeTimeoutMs?: number;
+  /** Largest inbound frame accepted, bytes. Default 64 MiB. */
+  maxPayload?: number;
+  logger?: Logger;
+}
+
+const CLOSE_GRACE_MS = 1000;
+
+export class WsTransport implements ClientTransport {
+  private readonly reconnection: ReconnectionConfig;
+  private readonly headers: Record<string, string>;
+  private readonly pingIntervalMs: number;
+  private readonly idleTimeoutMs: number;
+  private ws: WebSocket | undefined;
+  private events: TransportEvents | undefined;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private lastInbound = 0;
+  private lastPing = 0;
+  private closing: Promise<void> | undefined;
+  private open = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: WsTransportOptions = {},
+  ) {
+    this.reconnection = resolveReconnection(options.reconnection);
+    this.pingIntervalMs = options.pingIntervalMs ?? 20000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 60000;
+    this.headers = withFeatures(options.headers ?? {});
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  start(events: TransportEvents): void {
+    if (this.events !== undefined) throw new Error('transport already started');
+    this.events = events;
+    this.connect();
+  }
+
+  send(message: WorkerToEngine): boolean {
+    const ws = this.ws;
+    if (!this.open || ws === undefined) return false;
+    ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private connect(): void {
+    this.reconnectTimer = undefined;
+    if (this.closing !== undefined) return;
+    const ws = new WebSocket(this.url, {
+      headers: this.headers,
+      handshakeTimeout: this.options.handshakeTimeoutMs ?? 10000,
+      perMessageDeflate: false,
+      maxPayload: this.options.maxPayload ?? 64 * 1024 * 1024,
+    });
+    this.ws = ws;
+    ws.on('open', () => this.onOpen(ws));
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('ping', () => (this.lastInbound = Date.now()));
+    ws.on('pong', () => (this.lastInbound = Date.now()));
+    ws.on('error', (err) => this.options.logger?.debug({ err: err.message, url: this.url }, 'engine connection error'));
+    ws.on('close', (code, reason) => this.onSocketClose(ws, code, reason.toString()));
+  }
+
+  private onOpen(ws: WebSocket): void {
+    if (ws !== this.ws) return;
+    this.open = true;
+    this.attempt = 0;
+    this.lastInbound = Date.now();
+    this.lastPing = this.lastInbound;
+    this.startHeartbeat(ws);
+    this.events?.onOpen();
+  }
+
+  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    this.lastInbound = Date.now();
+    const text = typeof data === 'string' ? data : rawToString(data);
+    const decoded = decodeFrame(text);
+    if (!decoded.ok) {
+      const level = decoded.reason === 'unknown_type' || decoded.reason === 'empty' ? 'debug' : 'warn';
+      this.options.logger?.[level]({ reason: decoded.reason, binary: isBinary }, `ignored frame: ${decoded.message}`);
+      return;
+    }
+    // The engine never sends worker-bound frames of the W→E-only kinds; the codec accepts the union of both.
+    this.events?.onMessage(decoded.message as Parameters<TransportEvents['onMessage']>[0]);
+  }
+
+  private onSocketClose(ws: WebSocket, code: number, reason: string): void {
+    if (ws !== this.ws) return;
+    this.stopHeartbeat();
+    const wasOpen = this.open;
+    this.open = false;
+    this.ws = undefined;
+    const willReconnect = this.closing === undefined && this.mayRetry();
+    if (wasOpen || !willReconnect) this.events?.onClose({ code, reason, willReconnect });
+    if (willReconnect) this.scheduleReconnect();
+  }
+
+  private mayRetry(): boolean {
+    return this.reconnection.maxRetries < 0 || this.attempt < this.reconnection.maxRetries;
+  }
+
+  private scheduleReconnect(): void {
+    const delay = backoffDelay(this.reconnection, this.attempt);
+    this.attempt++;
+    this.options.logger?.debug({ delay, attempt: this.attempt, url: this.url }, 'reconnecting to the engine');
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** One timer does both jobs: ping on schedule, and terminate a connection that went silent. */
+  private startHeartbeat(ws: WebSocket): void {
+    const tick = Math.max(10, Math.min(this.pingIntervalMs, this.idleTimeoutMs) / 4);
+    this.heartbeatTimer = setInterval(() => {
+      const now = Date.now();
+      if (now - this.lastInbound > this.idleTimeoutMs) {
+        this.options.logger?.warn({ idleMs: now - this.lastInbound }, 'engine connection idle; reconnecting');
+        ws.terminate();
+        return;
+      }
+      if (now - this.lastPing >= this.pingIntervalMs) {
+        this.lastPing = now;
+        ws.ping();
+      }
+    }, tick);
+    this.heartbeatTimer.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const ws = this.ws;
+    if (ws === undefined) {
+      if (this.events !== undefined && !this.open)
+        this.events.onClose({ code: 1000, reason: 'closed', willReconnect: false });
+      return;
+    }
+    if (ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(1000, 'client closing');
+    });
+  }
+}
+
+function rawToString(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/** The user's headers plus our feature list (merged with any features the user announced himself). */
+function withFeatures(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const features = [FEATURE_CANCEL];
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() !== FEATURES_HEADER) out[k] = v;
+    else for (const f of v.split(',')) if (f.trim() !== '' && !features.includes(f.trim())) features.push(f.trim());
+  }
+  out[FEATURES_HEADER] = features.join(',');
+  return out;
+}

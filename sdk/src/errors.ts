@@ -1,0 +1,68 @@
+/**
+ * The one error type a caller sees for a failed invocation, whatever failed: the handler threw, the function does
+ * not exist, the engine stopped the call, or the client-side deadline passed. `code` is stable and snake_case on the
+ * wire (`function_not_found`, `invocation_stopped`, ...); the SDK's own codes are `TIMEOUT` (client-side deadline,
+ * kept as on the wire of the original client), `UNKNOWN` (an error value that is not an ErrorBody) and
+ * `client_shutdown` (the client was shut down while the call was pending).
+ */
+import type { ErrorBody } from './protocol.js';
+
+export interface InvocationErrorInit {
+  code: string;
+  message: string;
+  function_id?: string;
+  stacktrace?: string;
+}
+
+export class InvocationError extends Error {
+  readonly code: string;
+  readonly function_id?: string;
+  readonly stacktrace?: string;
+
+  constructor(init: InvocationErrorInit) {
+    super(`${init.code}: ${init.message}`);
+    this.name = 'InvocationError';
+    this.code = init.code;
+    if (init.function_id !== undefined) this.function_id = init.function_id;
+    if (init.stacktrace !== undefined) this.stacktrace = init.stacktrace;
+  }
+}
+
+/** True when `value` has the wire's `{ code, message, stacktrace? }` shape. */
+export function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.code === 'string' && typeof v.message === 'string';
+}
+
+/** Wraps whatever came back in `invocationresult.error` (validated or not) into an InvocationError. */
+export function toInvocationError(error: unknown, functionId: string): InvocationError {
+  if (isErrorBody(error)) {
+    return new InvocationError({
+      code: error.code,
+      message: error.message,
+      function_id: functionId,
+      ...(typeof error.stacktrace === 'string' ? { stacktrace: error.stacktrace } : {}),
+    });
+  }
+  return new InvocationError({ code: 'UNKNOWN', message: safeString(error), function_id: functionId });
+}
+
+/** The ErrorBody sent back for a handler that threw `thrown`. */
+export function handlerErrorBody(thrown: unknown): ErrorBody {
+  if (thrown instanceof Error) {
+    return thrown.stack !== undefined
+      ? { code: 'invocation_failed', message: thrown.message, stacktrace: thrown.stack }
+      : { code: 'invocation_failed', message: thrown.message };
+  }
+  return { code: 'invocation_failed', message: safeString(thrown) };
+}
+
+function safeString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
