@@ -1,0 +1,131 @@
+import type { StreamWrapperMessage } from '../messages.js';
+import { wrap } from '../messages.js';
+import type { UpdateOutcome } from '../update-ops.js';
+import type { ChangeListener, SetResult, StreamAdapter, StreamMetadata, UpdateResult } from './types.js';
+import { AdapterClosedError } from './types.js';
+
+/** stream → group → item → the value as a JSON string (so reads hand out copies). */
+export type Items = Map<string, Map<string, Map<string, string>>>;
+
+/**
+ * `KvStore` with `store_method: in_memory`: items live in this process only and the change feed is an in-process
+ * fan-out. Lost on restart. `FileStreamAdapter` extends it with persistence.
+ */
+export class MemoryStreamAdapter implements StreamAdapter {
+  readonly name: string = 'kv(in_memory)';
+  protected readonly items: Items = new Map();
+  private readonly listeners = new Set<ChangeListener>();
+  protected closed = false;
+
+  async start(): Promise<void> {}
+
+  async get(stream: string, group: string, item: string): Promise<unknown> {
+    this.assertOpen();
+    const raw = this.items.get(stream)?.get(group)?.get(item);
+    return raw === undefined ? undefined : JSON.parse(raw);
+  }
+
+  async set(stream: string, group: string, item: string, value: unknown) {
+    this.assertOpen();
+    const old = this.read(stream, group, item);
+    this.write(stream, group, item, JSON.stringify(value ?? null));
+    const result: SetResult = { old_value: old ?? null, new_value: value ?? null };
+    const message = wrap(stream, group, item, { type: old === undefined ? 'create' : 'update', data: value ?? null });
+    this.emit(message);
+    return { ...result, message };
+  }
+
+  async delete(stream: string, group: string, item: string) {
+    this.assertOpen();
+    const old = this.read(stream, group, item);
+    if (old === undefined) return { old_value: null, message: undefined };
+    this.write(stream, group, item, undefined);
+    const message = wrap(stream, group, item, { type: 'delete', data: old });
+    this.emit(message);
+    return { old_value: old, message };
+  }
+
+  async update(stream: string, group: string, item: string, apply: (current: unknown) => UpdateOutcome) {
+    this.assertOpen();
+    const old = this.read(stream, group, item);
+    const outcome = apply(old);
+    this.write(stream, group, item, JSON.stringify(outcome.value));
+    const result: UpdateResult = { old_value: old ?? null, new_value: outcome.value, errors: outcome.errors };
+    const message = wrap(stream, group, item, { type: old === undefined ? 'create' : 'update', data: outcome.value });
+    this.emit(message);
+    return { ...result, message };
+  }
+
+  async list(stream: string, group: string): Promise<unknown[]> {
+    this.assertOpen();
+    const values = this.items.get(stream)?.get(group)?.values() ?? [];
+    return [...values].map((raw) => JSON.parse(raw) as unknown);
+  }
+
+  async listGroups(stream: string): Promise<string[]> {
+    this.assertOpen();
+    return [...(this.items.get(stream)?.keys() ?? [])].sort();
+  }
+
+  async listAll(): Promise<StreamMetadata[]> {
+    this.assertOpen();
+    return [...this.items.entries()]
+      .map(([id, groups]) => ({ id, groups: [...groups.keys()].sort() }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async publish(message: StreamWrapperMessage): Promise<void> {
+    this.assertOpen();
+    this.emit(message);
+  }
+
+  onMessage(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+  }
+
+  protected assertOpen(): void {
+    if (this.closed) throw new AdapterClosedError(this.name);
+  }
+
+  private read(stream: string, group: string, item: string): unknown {
+    const raw = this.items.get(stream)?.get(group)?.get(item);
+    return raw === undefined ? undefined : JSON.parse(raw);
+  }
+
+  /** Stores (or, with `raw` undefined, removes) one item; empty groups and streams disappear. */
+  protected write(stream: string, group: string, item: string, raw: string | undefined): void {
+    putItem(this.items, stream, group, item, raw);
+  }
+
+  private emit(message: StreamWrapperMessage): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(message);
+      } catch {
+        // A listener's failure must not stop delivery to the others; listeners log their own errors.
+      }
+    }
+  }
+}
+
+export function putItem(items: Items, stream: string, group: string, item: string, raw: string | undefined): void {
+  let groups = items.get(stream);
+  if (raw === undefined) {
+    const entries = groups?.get(group);
+    if (!groups || !entries) return;
+    entries.delete(item);
+    if (entries.size === 0) groups.delete(group);
+    if (groups.size === 0) items.delete(stream);
+    return;
+  }
+  if (!groups) items.set(stream, (groups = new Map()));
+  let entries = groups.get(group);
+  if (!entries) groups.set(group, (entries = new Map()));
+  entries.set(item, raw);
+}

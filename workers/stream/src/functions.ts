@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { InvocationError, type SvcClient } from '@svc/sdk';
+import type { StreamAdapter } from './adapters/types.js';
+import { wrap, type StreamWrapperMessage } from './messages.js';
+import { applyUpdateOps } from './update-ops.js';
+
+const name = z.string().min(1);
+const groupInput = z.object({ stream_name: name, group_id: name });
+const itemInput = groupInput.extend({ item_id: name });
+const setInput = itemInput.extend({ data: z.unknown() });
+const updateInput = itemInput.extend({ ops: z.array(z.unknown()) });
+const listGroupsInput = z.object({ stream_name: name });
+const sendInput = groupInput.extend({ id: z.string().nullish(), type: name, data: z.unknown() });
+
+function parse<S extends z.ZodType>(functionId: string, schema: S, payload: unknown): z.output<S> {
+  const result = schema.safeParse(payload ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+  throw new InvocationError({ code: 'invalid_input', message: `${functionId}: ${problems}`, function_id: functionId });
+}
+
+/**
+ * Registers the `stream::*` functions (PROTOCOL.md §4.1). Every write hands its change event to `onChange` (the
+ * local `stream` triggers); the adapter's feed takes it to the clients of every process.
+ */
+export function registerStreamFunctions(
+  client: SvcClient,
+  adapter: StreamAdapter,
+  onChange: (message: StreamWrapperMessage) => void,
+): void {
+  const fn = <S extends z.ZodType>(id: string, schema: S, handler: (input: z.output<S>) => Promise<unknown>) => {
+    client.registerFunction(id, (payload: unknown) => handler(parse(id, schema, payload)));
+  };
+
+  fn('stream::get', itemInput, (i) => adapter.get(i.stream_name, i.group_id, i.item_id));
+
+  fn('stream::set', setInput, async (i) => {
+    const { message, ...result } = await adapter.set(i.stream_name, i.group_id, i.item_id, i.data ?? null);
+    onChange(message);
+    return result;
+  });
+
+  fn('stream::delete', itemInput, async (i) => {
+    const { message, old_value } = await adapter.delete(i.stream_name, i.group_id, i.item_id);
+    if (message) onChange(message);
+    return { old_value };
+  });
+
+  fn('stream::update', updateInput, async (i) => {
+    const ops = i.ops;
+    const { message, errors, ...result } = await adapter.update(i.stream_name, i.group_id, i.item_id, (current) =>
+      applyUpdateOps(current, ops),
+    );
+    onChange(message);
+    return errors.length > 0 ? { ...result, errors } : result;
+  });
+
+  fn('stream::list', groupInput, (i) => adapter.list(i.stream_name, i.group_id));
+
+  fn('stream::list_groups', listGroupsInput, (i) => adapter.listGroups(i.stream_name));
+
+  fn('stream::list_all', z.object({}).loose(), async () => {
+    const streams = await adapter.listAll();
+    return { stream: streams, count: streams.length };
+  });
+
+  fn('stream::send', sendInput, async (i) => {
+    const message = wrap(i.stream_name, i.group_id, i.id ?? null, {
+      type: 'event',
+      event: { type: i.type, data: i.data ?? null },
+    });
+    await adapter.publish(message);
+    onChange(message);
+    return undefined;
+  });
+}

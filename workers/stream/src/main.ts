@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * svc-stream: `stream::*` functions, the `stream`, `stream:join` and `stream:leave` trigger types, and the client
+ * WebSocket server (PROTOCOL.md §10). Spawned by the engine, or started by hand with `SVC_URL` and
+ * `SVC_MODULE_CONFIG` / `--config`.
+ */
+import { readModuleConfig } from '@svc/config';
+import { runCapabilityWorker } from '@svc/sdk';
+import { createAuthenticator } from './auth.js';
+import { createAdapter, serverOptions, streamConfigSchema } from './config.js';
+import { registerStreamFunctions } from './functions.js';
+import { StreamClientServer } from './server/client-server.js';
+import { StreamTriggers } from './triggers.js';
+
+const config = readModuleConfig('svc-stream', streamConfigSchema);
+
+await runCapabilityWorker({
+  name: 'svc-stream',
+  async start(client, logger) {
+    const adapter = createAdapter(config.adapter, logger);
+    await adapter.start();
+    const triggers = new StreamTriggers(client, logger, config.join_timeout_ms);
+    triggers.register();
+    registerStreamFunctions(client, adapter, (message) => triggers.fireChange(message));
+    const authFunction = config.auth_function;
+    const server = new StreamClientServer(
+      serverOptions(config),
+      adapter,
+      {
+        ...(authFunction
+          ? { authenticate: createAuthenticator(client, authFunction, config.auth_timeout_ms, logger) }
+          : {}),
+        authorizeJoin: (event) => triggers.authorizeJoin(event),
+        notifyLeave: (event) => triggers.notifyLeave(event),
+      },
+      logger,
+    );
+    const port = await server.start();
+    logger.info({ port, host: config.host, adapter: adapter.name }, 'stream client socket listening');
+    return {
+      async close() {
+        await server.close();
+        await adapter.close();
+      },
+    };
+  },
+});

@@ -1,0 +1,62 @@
+import type { StreamWrapperMessage, SubscriptionRequest } from '../messages.js';
+
+/** Something that can receive a serialized frame: a client connection. */
+export interface FrameSink {
+  sendFrame(text: string): void;
+}
+
+interface Entry {
+  sink: FrameSink;
+  request: SubscriptionRequest;
+}
+
+/**
+ * Every live subscription of this process, indexed by (stream, group) so a change reaches its subscribers without
+ * scanning the others. Routing follows PROTOCOL.md §10.2 2.3: a group subscription gets every frame of its group,
+ * an item subscription only frames whose `id` is its item; a socket with N matching subscriptions gets N copies.
+ */
+export class SubscriptionIndex {
+  private readonly byGroup = new Map<string, Set<Entry>>();
+  private count = 0;
+
+  private static key(stream: string, group: string): string {
+    return `${stream}\u0000${group}`;
+  }
+
+  /** Returns a handle that removes the subscription. */
+  add(sink: FrameSink, request: SubscriptionRequest): () => void {
+    const key = SubscriptionIndex.key(request.streamName, request.groupId);
+    let entries = this.byGroup.get(key);
+    if (!entries) this.byGroup.set(key, (entries = new Set()));
+    const entry: Entry = { sink, request };
+    entries.add(entry);
+    this.count++;
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.count--;
+      entries.delete(entry);
+      if (entries.size === 0 && this.byGroup.get(key) === entries) this.byGroup.delete(key);
+    };
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Sends `message` to every matching subscription; serializes it once. Returns the number of frames sent. */
+  deliver(message: StreamWrapperMessage): number {
+    const entries = this.byGroup.get(SubscriptionIndex.key(message.streamName, message.groupId));
+    if (!entries) return 0;
+    let text: string | undefined;
+    let sent = 0;
+    for (const { sink, request } of entries) {
+      if (request.id !== null && request.id !== message.id) continue;
+      text ??= JSON.stringify(message);
+      sink.sendFrame(text);
+      sent++;
+    }
+    return sent;
+  }
+}
