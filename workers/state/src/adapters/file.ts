@@ -1,0 +1,236 @@
+/**
+ * `KvStore` with `store_method: file_based`: one SQLite database (better-sqlite3) in WAL mode with
+ * `synchronous=FULL`, so a write is acknowledged only after its WAL frames are fsynced: it survives `kill -9` and
+ * power loss. Writes that arrive in the same event-loop turn are committed together in one transaction (group
+ * commit: one fsync for all of them, each still gets its own `old_value` in arrival order).
+ *
+ * `save_interval_ms` only sets how often the WAL is checkpointed into the main file and truncated (compaction);
+ * durability never waits for it. After an I/O error the store refuses further writes (`store_failed`) until it is
+ * reopened: after a failed fsync the kernel may have dropped dirty pages, so later "successful" fsyncs prove nothing.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
+import {
+  closedError,
+  StoreError,
+  type ChangeListener,
+  type JsonValue,
+  type Mutation,
+  type StateAdapter,
+  type StateChange,
+  type UpdateResult,
+  type WriteResult,
+} from './types.js';
+
+export interface FileAdapterOptions {
+  filePath: string;
+  saveIntervalMs: number;
+  logger?: Logger;
+}
+
+/** A write waiting for the next group commit. `run` executes inside the transaction. */
+interface PendingWrite {
+  run(): { result: unknown; change?: StateChange };
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+export class FileAdapter implements StateAdapter {
+  private db: Database.Database | undefined;
+  private statements: Record<'get' | 'upsert' | 'remove' | 'list' | 'groups', Statement> | undefined;
+  private readonly feed: LocalFeed;
+  private queue: PendingWrite[] = [];
+  private flushScheduled = false;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private failure: StoreError | undefined;
+  private closed = false;
+
+  constructor(private readonly options: FileAdapterOptions) {
+    this.feed = new LocalFeed(options.logger);
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(dirname(this.options.filePath), { recursive: true });
+    const db = new Database(this.options.filePath);
+    try {
+      // Exclusive: a second svc-state on the same file fails at start instead of missing the other's changes.
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS kv (scope TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID',
+      );
+      db.exec('BEGIN IMMEDIATE; COMMIT'); // takes the exclusive lock now
+    } catch (err) {
+      db.close();
+      throw new StoreError('store_open_failed', `cannot open state file ${this.options.filePath}: ${String(err)}`, {
+        cause: err,
+      });
+    }
+    this.db = db;
+    this.statements = {
+      get: db.prepare('SELECT value FROM kv WHERE scope = ? AND key = ?'),
+      upsert: db.prepare(
+        'INSERT INTO kv (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
+      ),
+      remove: db.prepare('DELETE FROM kv WHERE scope = ? AND key = ?'),
+      list: db.prepare('SELECT key, value FROM kv WHERE scope = ?'),
+      groups: db.prepare('SELECT DISTINCT scope FROM kv'),
+    };
+    this.checkpointTimer = setInterval(() => this.checkpoint(), this.options.saveIntervalMs);
+    this.checkpointTimer.unref();
+  }
+
+  async get(scope: string, key: string): Promise<JsonValue | undefined> {
+    return this.read(scope, key);
+  }
+
+  set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
+    const text = JSON.stringify(value);
+    return this.enqueue(() => {
+      const old = this.read(scope, key);
+      this.stmts().upsert.run(scope, key, text);
+      return { result: { old_value: old, new_value: value }, change: changeOf(scope, key, old, value) };
+    });
+  }
+
+  delete(scope: string, key: string): Promise<JsonValue | undefined> {
+    return this.enqueue(() => {
+      const old = this.read(scope, key);
+      if (old === undefined) return { result: undefined };
+      this.stmts().remove.run(scope, key);
+      return { result: old, change: changeOf(scope, key, old, undefined) };
+    });
+  }
+
+  update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult> {
+    return this.enqueue(() => {
+      const old = this.read(scope, key);
+      const next = mutateOutsideSql(mutate, old);
+      if (next === undefined) return { result: { old_value: old, new_value: old, written: false } };
+      this.stmts().upsert.run(scope, key, JSON.stringify(next));
+      return { result: { old_value: old, new_value: next, written: true }, change: changeOf(scope, key, old, next) };
+    });
+  }
+
+  async list(scope: string): Promise<JsonValue[]> {
+    const rows = this.stmts().list.all(scope) as { key: string; value: string }[];
+    return rows.sort(byKey).map((row) => parseStored(row.value));
+  }
+
+  async listGroups(): Promise<string[]> {
+    const rows = this.stmts().groups.all() as { scope: string }[];
+    return rows.map((row) => row.scope).sort();
+  }
+
+  onChange(listener: ChangeListener): void {
+    this.feed.set(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush(); // writes already accepted are committed (and answered) before the file closes
+    this.closed = true;
+    this.feed.clear();
+    clearInterval(this.checkpointTimer);
+    if (this.db !== undefined && this.failure === undefined) this.checkpoint();
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private read(scope: string, key: string): JsonValue | undefined {
+    const row = this.stmts().get.get(scope, key) as { value: string } | undefined;
+    return row === undefined ? undefined : parseStored(row.value);
+  }
+
+  private enqueue<T>(run: PendingWrite['run']): Promise<T> {
+    if (this.closed || this.db === undefined) return Promise.reject(closedError());
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction, then answers them and emits their changes in order. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0 || this.db === undefined) return;
+    const outcomes: ({ ok: true; result: unknown; change?: StateChange } | { ok: false; err: unknown })[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const write of batch) outcomes.push(runOne(write));
+      })();
+    } catch (err) {
+      this.fail(err);
+      for (const write of batch) write.reject(this.failure ?? err);
+      return;
+    }
+    batch.forEach((write, index) => {
+      const outcome = outcomes[index];
+      if (outcome === undefined) return write.reject(new StoreError('store_io_error', 'write lost in batch'));
+      if (!outcome.ok) return write.reject(outcome.err);
+      if (outcome.change !== undefined) this.feed.emit(outcome.change);
+      write.resolve(outcome.result);
+    });
+  }
+
+  private fail(err: unknown): void {
+    const code = (err as { code?: unknown }).code;
+    const message = `writing the state file ${this.options.filePath} failed (${String(err)})`;
+    if (typeof code === 'string' && /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|CANTOPEN)/.test(code)) {
+      this.failure = new StoreError('store_failed', `${message}; restart svc-state once the disk is fixed`, {
+        cause: err,
+      });
+      this.options.logger?.error({ err }, 'state file failed; refusing further writes until restart');
+    }
+  }
+
+  private checkpoint(): void {
+    try {
+      this.db?.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      this.options.logger?.warn({ err }, 'state file checkpoint failed (data is safe in the WAL)');
+    }
+  }
+
+  private stmts(): NonNullable<FileAdapter['statements']> {
+    if (this.closed || this.statements === undefined) throw closedError();
+    return this.statements;
+  }
+}
+
+/** An input error thrown by `mutate` marks this write as failed; an SQL error propagates and aborts the batch. */
+class MutationFailed {
+  constructor(readonly err: unknown) {}
+}
+
+function mutateOutsideSql(mutate: Mutation, old: JsonValue | undefined): JsonValue | undefined {
+  try {
+    return mutate(old);
+  } catch (err) {
+    throw new MutationFailed(err);
+  }
+}
+
+function runOne(
+  write: PendingWrite,
+): { ok: true; result: unknown; change?: StateChange } | { ok: false; err: unknown } {
+  try {
+    const { result, change } = write.run();
+    return change === undefined ? { ok: true, result } : { ok: true, result, change };
+  } catch (err) {
+    if (err instanceof MutationFailed) return { ok: false, err: err.err };
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The storage contract of svc-state. One file per backend implements it (memory.ts, file.ts, redis.ts); the
+ * conformance suite (test/adapter-conformance.test.ts) runs the same cases against each, so they cannot drift.
+ *
+ * What an adapter owns: its storage handle (the Map, the SQLite database and its checkpoint timer, the Redis
+ * connections), the atomicity of each call, and the change feed. What it does not own: input validation, size
+ * limits and the wire shapes (functions.ts), and trigger delivery (triggers.ts, dispatcher.ts).
+ *
+ * Values cross this interface as parsed JSON; every adapter stores the serialized text, so a caller never shares a
+ * mutable object with the store. Read-modify-write is atomic per (scope, key): `old_value` is exactly the value the
+ * write replaced, and no other write to that key lands between the read and the write.
+ *
+ * The change feed: after `start()`, the listener given to `onChange` sees every committed change exactly once per
+ * process, in commit order (for the in-process stores: synchronously, right after the commit, before the write's
+ * promise resolves; for Redis: the shared stream of changes of every process using the same Redis and prefix, in
+ * the order Redis applied them). A failed write produces no change. If the listener returns a promise, feeds that
+ * can pause (Redis) wait for it before delivering the next change; that is how backpressure reaches them.
+ *
+ * `close()` is idempotent. When it resolves: no listener call will follow, writes that were acknowledged are
+ * durable as far as the backend promises (file: already at commit; Redis: in Redis), timers are cleared and every
+ * handle and connection is released. Calls made after `close()` reject with code `adapter_closed`.
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export type StateEventType = 'state:created' | 'state:updated' | 'state:deleted';
+
+export interface StateChange {
+  event_type: StateEventType;
+  scope: string;
+  key: string;
+  /** `null` when the key did not exist before (`state:created`). */
+  old_value: JsonValue | null;
+  /** `null` on `state:deleted`. */
+  new_value: JsonValue | null;
+}
+
+export type ChangeListener = (change: StateChange) => void | Promise<void>;
+
+export interface WriteResult {
+  /** `undefined` when the key did not exist. */
+  old_value: JsonValue | undefined;
+  new_value: JsonValue;
+}
+
+export interface UpdateResult {
+  old_value: JsonValue | undefined;
+  /** The stored value after the update (`undefined` only when nothing was written and the key does not exist). */
+  new_value: JsonValue | undefined;
+  /** False when `mutate` declined to write (nothing stored, no change event). */
+  written: boolean;
+}
+
+/**
+ * Computes the new value from the current one (`undefined` = the key does not exist). Returning `undefined` writes
+ * nothing. It may run more than once for one update (optimistic stores retry on conflict), so it must be pure; an
+ * exception it throws rejects the update and stores nothing.
+ */
+export type Mutation = (current: JsonValue | undefined) => JsonValue | undefined;
+
+export interface StateAdapter {
+  /** Opens the store and starts the change feed. */
+  start(): Promise<void>;
+  get(scope: string, key: string): Promise<JsonValue | undefined>;
+  set(scope: string, key: string, value: JsonValue): Promise<WriteResult>;
+  /** Resolves the previous value, or `undefined` when there was none (then nothing changes and no event fires). */
+  delete(scope: string, key: string): Promise<JsonValue | undefined>;
+  update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult>;
+  /** Every value in the scope, ordered by key. */
+  list(scope: string): Promise<JsonValue[]>;
+  /** Every scope holding at least one key, sorted, without duplicates. */
+  listGroups(): Promise<string[]>;
+  /** Sets the one change listener (see the file comment). */
+  onChange(listener: ChangeListener): void;
+  close(): Promise<void>;
+}
+
+/** An error of the store itself (I/O, connection, closed). Input errors never reach an adapter. */
+export class StoreError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+}
+
+export function closedError(): StoreError {
+  return new StoreError('adapter_closed', 'the state store is closed; restart svc-state to use it again');
+}

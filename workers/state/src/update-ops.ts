@@ -1,0 +1,307 @@
+/**
+ * `state::update` operations (PROTOCOL.md §4.1 `UpdateOp`), applied in order to a copy of the current value.
+ *
+ * Path rules, kept wire-compatible: `set`, `increment`, `decrement` and `remove` take one first-level field name
+ * (`""` = the whole value; a dot is part of the name, never a separator). `merge` and `append` take a field name or
+ * an array of segments walked from the root (missing or non-object intermediates become objects). Every segment is
+ * non-empty, at most 256 bytes, never `__proto__`, `constructor` or `prototype`; at most 32 segments. A merge value
+ * is an object with at most 1024 top-level keys, none of them a prototype key, nested at most 16 deep.
+ *
+ * A failing op is skipped and reported as `{op_index, code, message}`; the other ops still apply.
+ */
+import type { JsonValue } from './adapters/types.js';
+
+export type UpdateOp =
+  | { type: 'set'; path: string; value: JsonValue }
+  | { type: 'merge'; path: string | string[] | undefined; value: JsonValue }
+  | { type: 'increment'; path: string; by: number }
+  | { type: 'decrement'; path: string; by: number }
+  | { type: 'append'; path: string | string[] | undefined; value: JsonValue }
+  | { type: 'remove'; path: string };
+
+export interface UpdateOpError {
+  op_index: number;
+  code: string;
+  message: string;
+}
+
+export const MAX_PATH_DEPTH = 32;
+export const MAX_SEGMENT_BYTES = 256;
+export const MAX_MERGE_VALUE_DEPTH = 16;
+export const MAX_MERGE_VALUE_KEYS = 1024;
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+type JsonObject = { [key: string]: JsonValue };
+
+export interface ApplyResult {
+  value: JsonValue;
+  errors: UpdateOpError[];
+}
+
+/** Applies `ops` to `current` (`undefined` = missing key); never mutates `current`. */
+export function applyUpdateOps(current: JsonValue | undefined, ops: readonly UpdateOp[]): ApplyResult {
+  const state = new OpState(current);
+  ops.forEach((op, index) => applyOne(state, op, index));
+  return { value: state.value, errors: state.errors };
+}
+
+class OpState {
+  value: JsonValue;
+  /** True while the key is missing and no op has written yet: numeric and append ops then start from scratch. */
+  missing: boolean;
+  readonly errors: UpdateOpError[] = [];
+
+  constructor(current: JsonValue | undefined) {
+    this.missing = current === undefined;
+    this.value = current === undefined ? {} : cloneJson(current);
+  }
+
+  fail(op_index: number, code: string, message: string): void {
+    this.errors.push({ op_index, code, message });
+  }
+}
+
+function applyOne(state: OpState, op: UpdateOp, index: number): void {
+  switch (op.type) {
+    case 'set':
+      return applySet(state, op.path, op.value, index);
+    case 'merge':
+      return applyMerge(state, segmentsOf(op.path), op.value, index);
+    case 'increment':
+      return applyNumeric(state, 'increment', op.path, op.by, index);
+    case 'decrement':
+      return applyNumeric(state, 'decrement', op.path, 0 - op.by, index);
+    case 'append':
+      return applyAppend(state, segmentsOf(op.path), op.value, index);
+    case 'remove':
+      return applyRemove(state, op.path, index);
+  }
+}
+
+function segmentsOf(path: string | string[] | undefined): string[] {
+  if (path === undefined || path === '') return [];
+  return typeof path === 'string' ? [path] : path;
+}
+
+function fieldSegments(path: string): string[] {
+  return path === '' ? [] : [path];
+}
+
+/** The path code of an op: `<op>.path.<reason>` (the merge codes read `merge.path.<reason>` too). */
+function validatePath(state: OpState, opName: string, segments: readonly string[], index: number): boolean {
+  const reason = pathProblem(segments);
+  if (reason === undefined) return true;
+  state.fail(index, `${opName}.path.${reason.code}`, reason.message);
+  return false;
+}
+
+function pathProblem(segments: readonly string[]): { code: string; message: string } | undefined {
+  if (segments.length > MAX_PATH_DEPTH) {
+    return { code: 'too_deep', message: `path has ${segments.length} segments; at most ${MAX_PATH_DEPTH} are allowed` };
+  }
+  for (const segment of segments) {
+    if (segment === '') return { code: 'empty_segment', message: 'path contains an empty segment' };
+    const bytes = Buffer.byteLength(segment);
+    if (bytes > MAX_SEGMENT_BYTES) {
+      return {
+        code: 'segment_too_long',
+        message: `path segment of ${bytes} bytes exceeds ${MAX_SEGMENT_BYTES}; use a shorter field name`,
+      };
+    }
+    if (PROTOTYPE_KEYS.has(segment)) {
+      return {
+        code: 'proto_polluted',
+        message: `path segment '${segment}' is not allowed (prototype pollution); rename the field`,
+      };
+    }
+  }
+  return undefined;
+}
+
+function applySet(state: OpState, path: string, value: JsonValue, index: number): void {
+  if (!validatePath(state, 'set', fieldSegments(path), index)) return;
+  if (path === '') {
+    state.value = cloneJson(value);
+  } else if (isObject(state.value)) {
+    state.value[path] = cloneJson(value);
+  } else {
+    return state.fail(index, 'set.target_not_object', notObjectMessage('set', path, state.value));
+  }
+  state.missing = false;
+}
+
+function applyRemove(state: OpState, path: string, index: number): void {
+  if (!validatePath(state, 'remove', fieldSegments(path), index)) return;
+  if (path === '') {
+    state.value = null;
+  } else if (isObject(state.value)) {
+    delete state.value[path];
+  } else {
+    return state.fail(index, 'remove.target_not_object', notObjectMessage('remove', path, state.value));
+  }
+  state.missing = false;
+}
+
+function applyNumeric(state: OpState, opName: string, path: string, delta: number, index: number): void {
+  if (!validatePath(state, opName, fieldSegments(path), index)) return;
+  if (path === '') {
+    if (state.missing) state.value = delta;
+    else if (typeof state.value === 'number') state.value = state.value + delta;
+    else return state.fail(index, `${opName}.not_number`, notNumberMessage(path, state.value));
+  } else if (isObject(state.value)) {
+    const existing = Object.hasOwn(state.value, path) ? state.value[path] : undefined;
+    if (existing === undefined) state.value[path] = delta;
+    else if (typeof existing === 'number') state.value[path] = existing + delta;
+    else return state.fail(index, `${opName}.not_number`, notNumberMessage(path, existing));
+  } else {
+    return state.fail(index, `${opName}.target_not_object`, notObjectMessage(opName, path, state.value));
+  }
+  state.missing = false;
+}
+
+function applyMerge(state: OpState, segments: string[], value: JsonValue, index: number): void {
+  if (!validatePath(state, 'merge', segments, index)) return;
+  const problem = mergeValueProblem(value);
+  if (problem !== undefined) return state.fail(index, problem.code, problem.message);
+  const source = value as JsonObject;
+  if (segments.length === 0) {
+    // A root merge into a non-object leaves it as is (wire-compatible: no error either).
+    if (!isObject(state.value)) return;
+    assignAll(state.value, source);
+  } else {
+    assignAll(walkOrCreate(state, segments), source);
+  }
+  state.missing = false;
+}
+
+function applyAppend(state: OpState, segments: string[], value: JsonValue, index: number): void {
+  if (!validatePath(state, 'append', segments, index)) return;
+  if (segments.length === 0) {
+    const start = state.missing ? null : state.value;
+    const next = appended(start, value);
+    if (next === undefined) return state.fail(index, 'append.type_mismatch', appendMismatch('root', start, value));
+    state.value = next;
+    state.missing = false;
+    return;
+  }
+  if (!isObject(state.value)) {
+    const label = `[${segments.join(', ')}]`;
+    return state.fail(index, 'append.target_not_object', notObjectMessage('append', label, state.value));
+  }
+  const leaf = segments[segments.length - 1] as string;
+  const parent = segments.length === 1 ? state.value : walkOrCreate(state, segments.slice(0, -1));
+  const existing = Object.hasOwn(parent, leaf) ? parent[leaf] : undefined;
+  if (existing === undefined) {
+    // A missing leaf: one level deep keeps the string tier (a string starts a string); deeper is always an array.
+    parent[leaf] = segments.length === 1 ? initialAppend(value) : [cloneJson(value)];
+  } else {
+    const next = appended(existing, value);
+    if (next === undefined) return state.fail(index, 'append.type_mismatch', appendMismatch(leaf, existing, value));
+    parent[leaf] = next;
+  }
+  state.missing = false;
+}
+
+/** The target after appending `value`, or `undefined` when the types do not fit. */
+function appended(target: JsonValue, value: JsonValue): JsonValue | undefined {
+  if (Array.isArray(target)) return [...target, cloneJson(value)];
+  if (typeof target === 'string') return typeof value === 'string' ? target + value : undefined;
+  if (target === null) return initialAppend(value);
+  return undefined;
+}
+
+function initialAppend(value: JsonValue): JsonValue {
+  return typeof value === 'string' ? value : [cloneJson(value)];
+}
+
+function walkOrCreate(state: OpState, segments: readonly string[]): JsonObject {
+  if (!isObject(state.value)) state.value = {};
+  let node: JsonObject = state.value;
+  for (const segment of segments) {
+    const child = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (isObject(child)) {
+      node = child;
+    } else {
+      const created: JsonObject = {};
+      node[segment] = created;
+      node = created;
+    }
+  }
+  return node;
+}
+
+function mergeValueProblem(value: JsonValue): { code: string; message: string } | undefined {
+  if (!isObject(value)) return { code: 'merge.value.not_an_object', message: 'a merge value must be a JSON object' };
+  const keys = Object.keys(value);
+  if (keys.length > MAX_MERGE_VALUE_KEYS) {
+    return {
+      code: 'merge.value.too_many_keys',
+      message: `merge value has ${keys.length} top-level keys; at most ${MAX_MERGE_VALUE_KEYS} are allowed`,
+    };
+  }
+  const polluted = keys.find((key) => PROTOTYPE_KEYS.has(key));
+  if (polluted !== undefined) {
+    return {
+      code: 'merge.value.proto_polluted',
+      message: `merge value key '${polluted}' is not allowed (prototype pollution)`,
+    };
+  }
+  const depth = jsonDepth(value);
+  if (depth > MAX_MERGE_VALUE_DEPTH) {
+    return {
+      code: 'merge.value.too_deep',
+      message: `merge value is nested ${depth} deep; at most ${MAX_MERGE_VALUE_DEPTH} levels are allowed`,
+    };
+  }
+  return undefined;
+}
+
+function assignAll(target: JsonObject, source: JsonObject): void {
+  for (const [key, entry] of Object.entries(source)) target[key] = cloneJson(entry);
+}
+
+export function jsonDepth(value: JsonValue): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
+  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
+  return 0;
+}
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A deep copy that keeps a `__proto__` key as plain data (JSON.parse defines own properties). */
+export function cloneJson<T extends JsonValue>(value: T): T {
+  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
+}
+
+function typeName(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function notObjectMessage(opName: string, path: string, target: JsonValue): string {
+  return `cannot ${opName} at path '${path || 'root'}': the value there is ${typeName(target)}, expected an object`;
+}
+
+function notNumberMessage(path: string, found: JsonValue): string {
+  return `expected a number at path '${path || 'root'}', found ${typeName(found)}`;
+}
+
+function appendMismatch(path: string, target: JsonValue, value: JsonValue): string {
+  return `cannot append ${typeName(value)} at path '${path}': the target is ${typeName(target)}; expected an array, a string (with a string value), null or a missing field`;
+}
+
+/**
+ * The mutation `state::update` runs in the store: apply the ops; write nothing when no op succeeded (an update
+ * whose every op failed, or that has no ops, is not a committed change and fires no trigger). `onErrors` receives
+ * the op errors of the attempt that was kept (optimistic stores may run the mutation more than once).
+ */
+export function updateMutation(ops: readonly UpdateOp[], onErrors?: (errors: UpdateOpError[]) => void) {
+  return (current: JsonValue | undefined): JsonValue | undefined => {
+    const { value, errors } = applyUpdateOps(current, ops);
+    onErrors?.(errors);
+    return errors.length === ops.length ? undefined : value;
+  };
+}
