@@ -1,0 +1,124 @@
+/**
+ * The client's side of the transport boundary: what it sends on every open, in which order, and what it keeps
+ * back while the connection is down. The transport here only records frames (it stands in for the socket, not
+ * for the engine); the engine's behaviour is covered by the e2e tests against the real engine.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createClient, type ClientTransport, type TransportEvents, type WorkerToEngine } from '../src/index.js';
+
+class RecordingTransport implements ClientTransport {
+  sent: WorkerToEngine[] = [];
+  isOpen = false;
+  events!: TransportEvents;
+  start(events: TransportEvents): void {
+    this.events = events;
+  }
+  send(message: WorkerToEngine): boolean {
+    if (!this.isOpen) return false;
+    JSON.stringify(message);
+    this.sent.push(message);
+    return true;
+  }
+  open(workerId: string, token: string): void {
+    this.isOpen = true;
+    this.events.onOpen();
+    this.events.onMessage({ type: 'workerregistered', worker_id: workerId, reattach_token: token });
+  }
+  drop(): void {
+    this.isOpen = false;
+    this.events.onClose({ code: 1006, reason: '', willReconnect: true });
+  }
+  async close(): Promise<void> {
+    this.isOpen = false;
+  }
+  take(): WorkerToEngine[] {
+    const s = this.sent;
+    this.sent = [];
+    return s;
+  }
+}
+
+const W1 = '11111111-1111-4111-8111-111111111111';
+const W2 = '22222222-2222-4222-8222-222222222222';
+const logger = pino({ level: 'silent' });
+
+function kinds(frames: WorkerToEngine[]): string[] {
+  return frames.map((f) => (f.type === 'invokefunction' ? `invoke:${f.function_id}` : f.type));
+}
+
+describe('registration replay', () => {
+  it('replays types, functions, triggers (same ids), queued frames, then the metadata call, on every open', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { workerName: 'replay-test', logger });
+    // Registered while disconnected: stored, not queued.
+    client.registerFunction('r::fn', () => 1);
+    client.registerTriggerType({ id: 'r-type' }, { registerTrigger() {}, unregisterTrigger() {} });
+    const trig = client.registerTrigger({ type: 'r-type', function_id: 'r::fn', config: { a: 1 } });
+    const call = client.trigger({ function_id: 'other::fn', payload: { n: 1 }, timeoutMs: 5000 });
+    void client.trigger({ function_id: 'other::fire', payload: 2, action: { type: 'void' } });
+    expect(t.sent).toEqual([]);
+
+    t.open(W1, 'tok-1');
+    const first = t.take();
+    expect(kinds(first)).toEqual([
+      'registertriggertype',
+      'registerfunction',
+      'registertrigger',
+      'invoke:other::fn',
+      'invoke:other::fire',
+      'invoke:engine::workers::register',
+    ]);
+    const meta = first[5] as Extract<WorkerToEngine, { type: 'invokefunction' }>;
+    expect(meta.action).toEqual({ type: 'void' });
+    expect(meta.data).toMatchObject({ runtime: 'node', name: 'replay-test', pid: process.pid });
+    const invoke = first[3] as Extract<WorkerToEngine, { type: 'invokefunction' }>;
+    expect(invoke.timeout_ms).toBe(5000);
+
+    // The caller gets its answer through the same client.
+    t.events.onMessage({
+      type: 'invocationresult',
+      invocation_id: invoke.invocation_id as string,
+      function_id: 'other::fn',
+      result: 42,
+    });
+    await expect(call).resolves.toBe(42);
+
+    t.drop();
+    t.open(W2, 'tok-2');
+    const second = t.take();
+    expect(kinds(second)).toEqual([
+      'reattach',
+      'registertriggertype',
+      'registerfunction',
+      'registertrigger',
+      'invoke:engine::workers::register',
+    ]);
+    expect(second[0]).toEqual({ type: 'reattach', previous_worker_id: W1, reattach_token: 'tok-1' });
+    expect((second[3] as { id: string }).id).toBe(trig.id);
+    expect(client.workerId).toBe(W2);
+    await client.shutdown();
+  });
+
+  it('drops a queued call whose caller already timed out, and keeps unregistrations out of the replay', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { workerName: 'replay-test', logger });
+    const fn = client.registerFunction('gone::fn', () => 1);
+    const late = client.trigger({ function_id: 'x::late', timeoutMs: 20 });
+    await expect(late).rejects.toMatchObject({ code: 'TIMEOUT', function_id: 'x::late' });
+    const kept = client.trigger({ function_id: 'x::kept', timeoutMs: 5000 });
+    fn.unregister();
+    t.open(W1, 'tok');
+    expect(kinds(t.take())).toEqual(['invoke:x::kept', 'invoke:engine::workers::register']);
+    await client.shutdown();
+    await expect(kept).rejects.toMatchObject({ code: 'client_shutdown' });
+  });
+
+  it('refuses an empty or duplicate function id', async () => {
+    const client = createClient(new RecordingTransport(), { logger });
+    expect(() => client.registerFunction('', () => 1)).toThrow('id is required');
+    client.registerFunction('dup::fn', () => 1);
+    expect(() => client.registerFunction('dup::fn', () => 1)).toThrow('function id already registered: dup::fn');
+    await client.shutdown();
+  });
+});
