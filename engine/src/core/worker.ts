@@ -1,0 +1,57 @@
+/**
+ * One connected worker: its connection, the reattach token, what it registered, and the invocations it takes part
+ * in (as caller or executor), so a disconnect can end all of them at once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EngineToWorker } from '@svc/sdk';
+import type { Connection } from './connection.js';
+import type { Invocation } from './invocation-table.js';
+
+/** What `engine::workers::register` reports (PROTOCOL.md §1.7), sanitised. */
+export interface WorkerMetadata {
+  runtime?: string;
+  version?: string;
+  name?: string;
+  description?: string;
+  os?: string;
+  pid?: number;
+  isolation?: string | null;
+  telemetry?: unknown;
+}
+
+export class Worker {
+  readonly id = randomUUID();
+  readonly reattachToken = randomUUID();
+  readonly connectedAtMs = Date.now();
+  /** Function ids this worker provides (one replica each). */
+  readonly functions = new Set<string>();
+  /** HTTP-invoked functions it registered, handed to the HTTP-functions registrar: id → handle. */
+  readonly httpFunctions = new Map<string, { unregister(): void }>();
+  /** Ids of trigger bindings it owns. */
+  readonly triggers = new Set<string>();
+  /** Trigger types it provides. */
+  readonly triggerTypes = new Set<string>();
+  /** Invocations it started (and waits for) or executes. */
+  readonly invocations = new Set<Invocation>();
+  metadata: WorkerMetadata = {};
+  closed = false;
+  readonly supportsCancel: boolean;
+
+  constructor(
+    readonly conn: Connection,
+    /** Name given by an in-process module before any metadata arrives. */
+    readonly defaultName?: string,
+  ) {
+    this.supportsCancel = conn.features.has('cancel');
+  }
+
+  send(message: EngineToWorker): boolean {
+    if (this.closed) return false;
+    return this.conn.send(message);
+  }
+
+  /** The name shown to users: reported name, else the module name, else the id. */
+  get name(): string {
+    return this.metadata.name ?? this.defaultName ?? this.id;
+  }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * A bare engine without config or modules beyond the built-in ones, for tests and benchmarks:
+ * `node engine/dist/main.js [--port N] [--host H] [--invocation-timeout-ms N] [--heartbeat-interval-ms N]
+ * [--heartbeat-timeout-ms N] [--max-payload N] [--max-buffered-bytes N] [--log-level L]`.
+ * The product entry point is the `svc` command (cli/), which loads the config file.
+ */
+import pino from 'pino';
+import { startEngine, type EngineOptions } from './engine.js';
+
+const NUMERIC: Record<string, keyof EngineOptions> = {
+  '--port': 'port',
+  '--invocation-timeout-ms': 'invocationTimeoutMs',
+  '--heartbeat-interval-ms': 'heartbeatIntervalMs',
+  '--heartbeat-timeout-ms': 'heartbeatTimeoutMs',
+  '--max-payload': 'maxPayload',
+  '--max-buffered-bytes': 'maxBufferedBytes',
+};
+
+function parseArgs(argv: string[]): { options: EngineOptions; logLevel: string } {
+  const options: Record<string, unknown> = {};
+  let logLevel = 'info';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = argv[i + 1];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    i++;
+    if (flag === '--host') options.host = value;
+    else if (flag === '--log-level') logLevel = value;
+    else if (NUMERIC[flag] !== undefined) {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} must be a non-negative integer, got "${value}"`);
+      options[NUMERIC[flag]] = n;
+    } else throw new Error(`unknown option ${flag}`);
+  }
+  return { options: options as EngineOptions, logLevel };
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`svc engine: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  const logger = pino({ name: 'svc-engine', level: parsed.logLevel });
+  const engine = await startEngine({ ...parsed.options, logger });
+  logger.info({ url: engine.url, port: engine.port }, 'svc engine ready');
+  const stop = (): void => {
+    engine.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error('svc engine failed to start:', err);
+  process.exit(1);
+});
