@@ -120,8 +120,17 @@ export interface TriggerTypeDefinition {
   call_request_format?: unknown;
 }
 
-export interface TriggerTypeRef {
+export interface TriggerTypeRef<C = unknown> {
   id: string;
+  /** Binds `functionId` to this trigger type (a `registerTrigger` with `type` filled in). */
+  registerTrigger(functionId: string, config: C, metadata?: unknown): TriggerRef;
+  /** Registers a function and binds it to this trigger type in one call. */
+  registerFunction(
+    functionId: string,
+    handler: FunctionHandler,
+    config: C,
+    metadata?: unknown,
+  ): FunctionRef & { trigger: TriggerRef };
   unregister(): void;
 }
 
@@ -147,8 +156,12 @@ export interface SvcClient {
     options?: RegisterFunctionOptions,
   ): FunctionRef;
   registerTrigger(trigger: TriggerRegistration): TriggerRef;
-  registerTriggerType<C = unknown>(definition: TriggerTypeDefinition, handler: TriggerTypeHandler<C>): TriggerTypeRef;
-  unregisterTriggerType(id: string): void;
+  registerTriggerType<C = unknown>(
+    definition: TriggerTypeDefinition,
+    handler: TriggerTypeHandler<C>,
+  ): TriggerTypeRef<C>;
+  /** Takes the id, or the definition object (as iii-sdk does). */
+  unregisterTriggerType(id: string | { id: string }): void;
   trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T>;
   /**
    * For trigger-type providers: fires a binding's function with `payload`, applying its

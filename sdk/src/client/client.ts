@@ -133,20 +133,38 @@ export class Client implements SvcClient {
     };
   }
 
-  registerTriggerType<C = unknown>(definition: TriggerTypeDefinition, handler: TriggerTypeHandler<C>): TriggerTypeRef {
+  registerTriggerType<C = unknown>(
+    definition: TriggerTypeDefinition,
+    handler: TriggerTypeHandler<C>,
+  ): TriggerTypeRef<C> {
     const frame = { type: 'registertriggertype' as const, ...definition };
     const local = { frame, handler: handler as TriggerTypeHandler };
+    const type = definition.id;
     this.registrations.addTriggerType(local);
     this.sendRegistration(frame);
     return {
-      id: definition.id,
+      id: type,
+      registerTrigger: (function_id, config, metadata) => this.registerTrigger({ type, function_id, config, metadata }),
+      registerFunction: (function_id, fnHandler, config, metadata) => {
+        const fn = this.registerFunction(function_id, fnHandler);
+        const trigger = this.registerTrigger({ type, function_id, config, metadata });
+        return {
+          id: fn.id,
+          trigger,
+          unregister: () => {
+            trigger.unregister();
+            fn.unregister();
+          },
+        };
+      },
       unregister: () => {
-        if (this.registrations.triggerTypes.get(definition.id) === local) this.unregisterTriggerType(definition.id);
+        if (this.registrations.triggerTypes.get(type) === local) this.unregisterTriggerType(type);
       },
     };
   }
 
-  unregisterTriggerType(id: string): void {
+  unregisterTriggerType(idOrDefinition: string | { id: string }): void {
+    const id = typeof idOrDefinition === 'string' ? idOrDefinition : idOrDefinition.id;
     const local = this.registrations.triggerTypes.get(id);
     if (local === undefined) return;
     this.registrations.triggerTypes.delete(id);
