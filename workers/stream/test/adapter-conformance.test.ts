@@ -1,0 +1,177 @@
+/**
+ * One suite for every stream adapter: storage semantics, the change feed (one event per change, in order) and
+ * close(). Redis runs against the real server (scripts/services.sh) with a unique key prefix.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { FileStreamAdapter } from '../src/adapters/file.js';
+import { MemoryStreamAdapter } from '../src/adapters/memory.js';
+import { RedisStreamAdapter } from '../src/adapters/redis.js';
+import type { StreamAdapter } from '../src/adapters/types.js';
+import type { StreamWrapperMessage } from '../src/messages.js';
+import { applyUpdateOps } from '../src/update-ops.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-stream-adapters-'));
+const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const runId = `svc-test-${process.pid}-${Date.now()}:`;
+let fileCount = 0;
+
+const factories: Record<string, () => StreamAdapter> = {
+  memory: () => new MemoryStreamAdapter(),
+  file: () => new FileStreamAdapter({ filePath: join(dir, `s${fileCount++}.db`), saveIntervalMs: 50 }),
+  redis: () => new RedisStreamAdapter({ url: REDIS_URL, keyPrefix: `${runId}${fileCount++}:` }),
+};
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${runId}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+function collect(adapter: StreamAdapter): StreamWrapperMessage[] {
+  const seen: StreamWrapperMessage[] = [];
+  adapter.onMessage((m) => seen.push(m));
+  return seen;
+}
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+for (const [name, make] of Object.entries(factories)) {
+  describe(`stream adapter: ${name}`, () => {
+    const open: StreamAdapter[] = [];
+    const start = async () => {
+      const adapter = make();
+      open.push(adapter);
+      await adapter.start();
+      return adapter;
+    };
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((a) => a.close()));
+    });
+
+    it('stores, reads, lists and deletes items, returning old values', async () => {
+      const a = await start();
+      expect(await a.get('todo', 'inbox', 'x')).toBeUndefined();
+      const first = await a.set('todo', 'inbox', 'a', { id: 'a', n: 1 });
+      expect(first).toMatchObject({ old_value: null, new_value: { id: 'a', n: 1 } });
+      const second = await a.set('todo', 'inbox', 'a', { id: 'a', n: 2 });
+      expect(second).toMatchObject({ old_value: { id: 'a', n: 1 }, new_value: { id: 'a', n: 2 } });
+      await a.set('todo', 'inbox', 'b', { id: 'b' });
+      await a.set('todo', 'done', 'c', { id: 'c' });
+      await a.set('notes', 'g', 'd', 'plain string');
+      expect(await a.get('todo', 'inbox', 'a')).toEqual({ id: 'a', n: 2 });
+      const items = (await a.list('todo', 'inbox')) as Array<{ id: string }>;
+      expect(items.map((i) => i.id).sort()).toEqual(['a', 'b']);
+      expect(await a.listGroups('todo')).toEqual(['done', 'inbox']);
+      expect(await a.listAll()).toEqual([
+        { id: 'notes', groups: ['g'] },
+        { id: 'todo', groups: ['done', 'inbox'] },
+      ]);
+      const removed = await a.delete('todo', 'inbox', 'a');
+      expect(removed.old_value).toEqual({ id: 'a', n: 2 });
+      expect((await a.delete('todo', 'inbox', 'a')).message).toBeUndefined();
+      expect(await a.get('todo', 'inbox', 'a')).toBeUndefined();
+      await a.delete('todo', 'done', 'c');
+      expect(await a.listGroups('todo')).toEqual(['inbox']);
+    });
+
+    it('hands out copies, never aliases of stored values', async () => {
+      const a = await start();
+      const value = { id: 'a', tags: ['x'] };
+      await a.set('s', 'g', 'a', value);
+      value.tags.push('mutated');
+      const read = (await a.get('s', 'g', 'a')) as { tags: string[] };
+      read.tags.push('also mutated');
+      expect(await a.get('s', 'g', 'a')).toEqual({ id: 'a', tags: ['x'] });
+    });
+
+    it('emits create, update, delete and custom events once each, in order', async () => {
+      const a = await start();
+      const seen = collect(a);
+      await a.set('s', 'g', 'i', { id: 'i', v: 1 });
+      await a.update('s', 'g', 'i', (cur) => applyUpdateOps(cur, [{ type: 'increment', path: 'v', by: 2 }]));
+      await a.delete('s', 'g', 'i');
+      await a.delete('s', 'g', 'i'); // missing: no event
+      await a.publish({
+        type: 'stream',
+        timestamp: Date.now(),
+        streamName: 's',
+        groupId: 'g',
+        id: null,
+        event: { type: 'event', event: { type: 'typing', data: { who: 'al' } } },
+      });
+      await until(() => seen.length >= 4);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen.map((m) => m.event.type)).toEqual(['create', 'update', 'delete', 'event']);
+      expect(seen[1]?.event).toEqual({ type: 'update', data: { id: 'i', v: 3 } });
+      expect(seen[2]?.event).toEqual({ type: 'delete', data: { id: 'i', v: 3 } });
+      expect(seen[3]).toMatchObject({ streamName: 's', groupId: 'g', id: null });
+      for (const m of seen) expect(typeof m.timestamp).toBe('number');
+    });
+
+    it('update applies ops atomically under concurrency (no lost increments)', async () => {
+      const a = await start();
+      const ops = [{ type: 'increment', path: 'n', by: 1 }];
+      await Promise.all(Array.from({ length: 40 }, () => a.update('s', 'g', 'counter', (c) => applyUpdateOps(c, ops))));
+      expect(await a.get('s', 'g', 'counter')).toEqual({ n: 40 });
+    });
+
+    it('close() is idempotent, stops the feed and refuses later calls', async () => {
+      const a = await start();
+      const seen = collect(a);
+      await a.close();
+      await a.close();
+      await expect(a.set('s', 'g', 'i', 1)).rejects.toMatchObject({ code: 'stream_adapter_closed' });
+      expect(seen).toEqual([]);
+    });
+  });
+}
+
+describe('stream adapter: file persistence', () => {
+  it('keeps items across a close and reopen, and flushes on close', async () => {
+    const filePath = join(dir, 'persist.db');
+    const first = new FileStreamAdapter({ filePath, saveIntervalMs: 60_000 });
+    await first.start();
+    await first.set('todo', 'inbox', 'a', { id: 'a' });
+    await first.set('todo', 'inbox', 'b', { id: 'b' });
+    await first.delete('todo', 'inbox', 'b');
+    await first.close();
+    const second = new FileStreamAdapter({ filePath, saveIntervalMs: 0 });
+    await second.start();
+    expect(await second.list('todo', 'inbox')).toEqual([{ id: 'a' }]);
+    await second.close();
+  });
+});
+
+describe('stream adapter: redis across processes', () => {
+  it('delivers a change made through one adapter to every adapter on the same prefix, once', async () => {
+    const keyPrefix = `${runId}shared:`;
+    const one = new RedisStreamAdapter({ url: REDIS_URL, keyPrefix });
+    const two = new RedisStreamAdapter({ url: REDIS_URL, keyPrefix });
+    await Promise.all([one.start(), two.start()]);
+    try {
+      const seenOne = collect(one);
+      const seenTwo = collect(two);
+      await one.set('s', 'g', 'i', { id: 'i' });
+      await two.set('s', 'g', 'i', { id: 'i', v: 2 });
+      await until(() => seenOne.length >= 2 && seenTwo.length >= 2);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seenOne.map((m) => m.event.type)).toEqual(['create', 'update']);
+      expect(seenTwo).toEqual(seenOne);
+      expect(await two.get('s', 'g', 'i')).toEqual({ id: 'i', v: 2 });
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
