@@ -1,15 +1,20 @@
 /** `modules::pubsub::PubSubModule` (engine module): named-event fan-out (SPEC.md "PubSub module"). */
 import { z } from 'zod';
-import { adapterSchema, kvserverConfigSchema } from './common.js';
+import { adapterSchema } from './common.js';
 
 export const PUBSUB_ADAPTERS = {
   local: 'modules::pubsub::LocalAdapter',
   kvserver: 'modules::pubsub::KvserverAdapter',
 } as const;
 
+/** `kvserver_url` is SPEC's key; `channel_prefix` (svc addition) separates deployments that share one Redis. */
+export const kvserverPubSubConfigSchema = z
+  .object({ kvserver_url: z.string().min(1), channel_prefix: z.string().min(1).default('svc:pubsub:') })
+  .strict();
+
 export const pubsubAdapterSchema = z.discriminatedUnion('class', [
   adapterSchema(PUBSUB_ADAPTERS.local, z.object({}).strict()),
-  adapterSchema(PUBSUB_ADAPTERS.kvserver, kvserverConfigSchema),
+  adapterSchema(PUBSUB_ADAPTERS.kvserver, kvserverPubSubConfigSchema),
 ]);
 
 export const pubsubConfigSchema = z.object({ adapter: pubsubAdapterSchema }).strict();

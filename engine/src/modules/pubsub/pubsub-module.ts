@@ -1,0 +1,85 @@
+/**
+ * `modules::pubsub::PubSubModule`: named events. Function `publish {topic, data}` and trigger type `subscribe`
+ * (`config.topic`): every subscriber binding receives `data` itself as its payload (no metadata), once per publish.
+ *
+ * It reaches the core only as a worker would, through one in-process SDK client (`ctx.connect('pubsub')`).
+ * `publish` resolves once the adapter has taken the message; deliveries are fire-and-forget (void) calls, so a slow
+ * subscriber never slows the publisher. Errors: `topic_not_set` (no topic), `publish_failed` (adapter down).
+ */
+import { InvocationError, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';
+import type { Logger } from 'pino';
+import type { EngineModule, ModuleContext } from '../module.js';
+import type { PubSubAdapter } from './adapters/types.js';
+import { readSubscribeConfig, Subscriptions } from './subscriptions.js';
+
+export const PUBLISH_FUNCTION_ID = 'publish';
+export const SUBSCRIBE_TRIGGER_TYPE = 'subscribe';
+export const TOPIC_NOT_SET = 'topic_not_set';
+
+export class PubSubModule implements EngineModule {
+  readonly name = 'modules::pubsub::PubSubModule';
+  private client: SvcClient | undefined;
+  private logger: Logger | undefined;
+  private readonly subscriptions = new Subscriptions();
+  private closed = false;
+
+  constructor(private readonly adapter: PubSubAdapter) {}
+
+  async start(ctx: ModuleContext): Promise<void> {
+    this.logger = ctx.logger.child({ module: 'pubsub' });
+    await this.adapter.start((topic, data) => this.deliver(topic, data), this.logger);
+    const client = (this.client = await ctx.connect('pubsub'));
+    client.registerFunction(PUBLISH_FUNCTION_ID, (input: unknown) => this.publish(input), {
+      description: 'Publishes { topic, data } to every subscribe trigger on the topic',
+    });
+    client.registerTriggerType(
+      { id: SUBSCRIBE_TRIGGER_TYPE, description: 'Runs a function for every message published on config.topic' },
+      {
+        registerTrigger: (binding) => this.addBinding(binding),
+        unregisterTrigger: (binding) => this.removeBinding(binding.id),
+      },
+    );
+    this.logger.info({ adapter: this.adapter.name }, 'pubsub ready');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.subscriptions.clear();
+    await this.client?.shutdown().catch(() => undefined);
+    await this.adapter.close();
+  }
+
+  private async publish(input: unknown): Promise<void> {
+    const { topic, data } = (typeof input === 'object' && input !== null ? input : {}) as {
+      topic?: unknown;
+      data?: unknown;
+    };
+    if (typeof topic !== 'string' || topic === '') {
+      throw new InvocationError({ code: TOPIC_NOT_SET, message: 'publish needs a topic: { topic: "<name>", data }' });
+    }
+    await this.adapter.publish(topic, data);
+  }
+
+  private async addBinding(binding: TriggerBinding): Promise<void> {
+    const { topic } = readSubscribeConfig(binding.config);
+    // No metadata on deliveries (the protocol's pubsub passes none); the condition function still applies.
+    const delivery: TriggerBinding = { id: binding.id, function_id: binding.function_id, config: binding.config };
+    if (this.subscriptions.add(delivery, topic)) await this.adapter.subscribe(topic);
+  }
+
+  private async removeBinding(bindingId: string): Promise<void> {
+    const lastOfTopic = this.subscriptions.remove(bindingId);
+    if (lastOfTopic !== undefined) await this.adapter.unsubscribe(lastOfTopic);
+  }
+
+  private deliver(topic: string, data: unknown): void {
+    const client = this.client;
+    if (!client || this.closed) return;
+    for (const binding of this.subscriptions.bindings(topic)) {
+      client.fireTrigger(binding, data, { action: TriggerAction.Void() }).catch((err: unknown) => {
+        this.logger?.warn({ err, topic, function_id: binding.function_id }, 'pubsub delivery failed');
+      });
+    }
+  }
+}
