@@ -13,33 +13,29 @@ import {
 } from './catalog.js';
 import { portSchema, positiveIntSchema } from './modules/common.js';
 
-function entrySchema<C extends ModuleClass>(cls: C) {
-  return entryWith(cls, MODULE_CONFIG_SCHEMAS[cls]);
-}
-
 function entryWith<C extends ModuleClass, S extends z.ZodType>(cls: C, config: S) {
   return z
     .object({
       class: z.literal(cls),
       /** A label; for capability workers, the name it runs under (`svc-state`). */
       name: z.string().min(1).optional(),
-      config: config.prefault({} as z.input<S>),
+      config: config.prefault({} as z.input<S>) as unknown as z.ZodPrefault<S>,
     })
     .strict();
 }
 
 const entryUnion = z.discriminatedUnion('class', [
-  entrySchema(MODULE_CLASSES.http),
-  entrySchema(MODULE_CLASSES.state),
-  entrySchema(MODULE_CLASSES.queue),
-  entrySchema(MODULE_CLASSES.cron),
-  entrySchema(MODULE_CLASSES.stream),
-  entrySchema(MODULE_CLASSES.pubsub),
-  entrySchema(MODULE_CLASSES.observability),
-  entrySchema(MODULE_CLASSES.httpFunctions),
-  entrySchema(MODULE_CLASSES.exec),
-  entrySchema(MODULE_CLASSES.bridgeClient),
-  entrySchema(MODULE_CLASSES.telemetry),
+  entryWith(MODULE_CLASSES.http, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.http]),
+  entryWith(MODULE_CLASSES.state, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.state]),
+  entryWith(MODULE_CLASSES.queue, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.queue]),
+  entryWith(MODULE_CLASSES.cron, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.cron]),
+  entryWith(MODULE_CLASSES.stream, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.stream]),
+  entryWith(MODULE_CLASSES.pubsub, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.pubsub]),
+  entryWith(MODULE_CLASSES.observability, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.observability]),
+  entryWith(MODULE_CLASSES.httpFunctions, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.httpFunctions]),
+  entryWith(MODULE_CLASSES.exec, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.exec]),
+  entryWith(MODULE_CLASSES.bridgeClient, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.bridgeClient]),
+  entryWith(MODULE_CLASSES.telemetry, MODULE_CONFIG_SCHEMAS[MODULE_CLASSES.telemetry]),
 ]);
 
 const WORKER_NAMES = CAPABILITY_WORKERS.map((w) => `'${w.name}'`).join(', ');

@@ -51,5 +51,7 @@ export type BridgeConfig = z.infer<typeof bridgeConfigSchema>;
  * validated as `{}` so the defaults (and the "required" checks) still apply.
  */
 export function adapterSchema<C extends string, S extends z.ZodType>(cls: C, config: S) {
-  return z.object({ class: z.literal(cls), config: config.prefault({} as z.input<S>) }).strict();
+  return z
+    .object({ class: z.literal(cls), config: config.prefault({} as z.input<S>) as unknown as z.ZodPrefault<S> })
+    .strict();
 }
