@@ -3,6 +3,7 @@
  * HTTP invocation config, under a URL policy (SPEC.md "HTTP Functions module").
  */
 import { z } from 'zod';
+import { positiveIntSchema } from './common.js';
 
 export const httpFunctionsSecuritySchema = z
   .object({
@@ -14,7 +15,17 @@ export const httpFunctionsSecuritySchema = z
   })
   .strict();
 
-export const httpFunctionsConfigSchema = z.object({ security: httpFunctionsSecuritySchema.prefault({}) }).strict();
+export const httpFunctionsConfigSchema = z
+  .object({
+    security: httpFunctionsSecuritySchema.prefault({}),
+    /** Outbound timeout when a registration has no `timeout_ms` (all redirect hops together). */
+    default_timeout_ms: positiveIntSchema.default(30000),
+    /** Largest response body read from an HTTP function; above it the call fails with `response_too_large`. */
+    max_response_bytes: positiveIntSchema.default(10 * 1024 * 1024),
+    /** Redirect hops followed, each checked against the policy; one more fails with `too_many_redirects`. */
+    max_redirects: z.number().int().min(0).max(20).default(5),
+  })
+  .strict();
 
 export type HttpFunctionsSecurity = z.infer<typeof httpFunctionsSecuritySchema>;
 export type HttpFunctionsConfig = z.infer<typeof httpFunctionsConfigSchema>;

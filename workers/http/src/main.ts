@@ -12,4 +12,6 @@ const config = readHttpConfig();
 void runCapabilityWorker({
   name: 'svc-http',
   start: (client, logger) => startHttpApp(client, config, logger),
+  // Shutdown drains in-flight requests, which may take up to default_timeout.
+  closeTimeoutMs: config.default_timeout + 1000,
 });
