@@ -175,7 +175,7 @@ describe('config resolution', () => {
         },
       },
     });
-    expect(config.modules[3]?.config).toEqual({
+    expect(config.modules[3]?.config).toMatchObject({
       security: { url_allowlist: [], block_private_ips: true, require_https: true },
     });
     expect(warnings).toHaveLength(1);
