@@ -1,0 +1,231 @@
+/**
+ * One queue of the builtin adapter: ready jobs in enqueue order, delayed retries on timers, dead letters, and the
+ * dispatch loop that keeps up to `concurrency` handlers running. Every state change is written through the store;
+ * the job only becomes runnable once its insert is durable.
+ */
+import type { JobPatch, JobRow, JobStore } from './builtin-store.js';
+import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
+import { backoffDelay, toErrorInfo } from './types.js';
+
+export class BuiltinQueue {
+  private ready: JobRow[] = [];
+  private readyHead = 0;
+  private readonly delayed = new Map<string, { row: JobRow; timer: NodeJS.Timeout }>();
+  private readonly dead = new Map<string, JobRow>();
+  private readonly running = new Map<string, { row: JobRow; abort: AbortController; done: Promise<void> }>();
+  /** Every job this queue holds (idempotency of enqueue by id). */
+  private readonly jobs = new Map<string, JobRow>();
+  private handler: JobHandler | null = null;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    readonly settings: QueueSettings,
+    private readonly store: JobStore,
+    private readonly onStoreError: (err: unknown) => void,
+  ) {}
+
+  has(id: string): boolean {
+    return this.jobs.has(id);
+  }
+
+  /** Adds a job; resolves once it is durable. */
+  async add(row: JobRow): Promise<void> {
+    this.jobs.set(row.id, row);
+    try {
+      await this.store.insert(row);
+    } catch (err) {
+      this.jobs.delete(row.id);
+      throw err;
+    }
+    this.pushReady(row);
+  }
+
+  /** Puts a row loaded from the store back in place (start-up recovery). */
+  restore(row: JobRow, now: number): void {
+    this.jobs.set(row.id, row);
+    if (row.state === 'dead') this.dead.set(row.id, row);
+    else if (row.state === 'delayed' && row.runAt > now) this.delay(row, row.runAt - now);
+    else if (row.state === 'active' && row.attempts >= this.settings.maxAttempts) {
+      const err = { code: 'job_stalled', message: 'the worker stopped during the last attempt' };
+      this.toDead(row, err);
+    } else {
+      this.setState(row, 'waiting', false);
+      this.ready.push(row);
+    }
+  }
+
+  consume(handler: JobHandler): void {
+    this.handler = handler;
+    this.pump();
+  }
+
+  stats(): TopicStats {
+    return {
+      queue: this.name,
+      waiting: this.ready.length - this.readyHead,
+      active: this.running.size,
+      delayed: this.delayed.size,
+      dead: this.dead.size,
+    };
+  }
+
+  deadLetters(offset: number, limit: number): { total: number; messages: DeadLetter[] } {
+    const all = [...this.dead.values()];
+    return { total: all.length, messages: all.slice(offset, offset + limit).map(toDeadLetter) };
+  }
+
+  async redrive(id: string): Promise<boolean> {
+    const row = this.dead.get(id);
+    if (!row) return false;
+    this.dead.delete(id);
+    row.attempts = 0;
+    row.lastError = null;
+    row.failedAt = 0;
+    await this.setState(row, 'waiting', true);
+    this.pushReady(row);
+    return true;
+  }
+
+  async redriveAll(): Promise<number> {
+    const ids = [...this.dead.keys()];
+    let n = 0;
+    for (const id of ids) if (await this.redrive(id)) n++;
+    return n;
+  }
+
+  async discard(id: string): Promise<boolean> {
+    if (!this.dead.delete(id)) return false;
+    this.jobs.delete(id);
+    await this.store.remove(id);
+    return true;
+  }
+
+  /** Stops dispatching; waits up to `graceMs` for running handlers, then aborts the rest. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    const pending = [...this.running.values()];
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+    await Promise.race([Promise.all(pending.map((p) => p.done)), grace]);
+    clearTimeout(timer);
+    for (const p of this.running.values()) p.abort.abort(new Error('svc-queue is shutting down'));
+  }
+
+  private pushReady(row: JobRow): void {
+    this.ready.push(row);
+    this.pump();
+  }
+
+  private pump(): void {
+    const handler = this.handler;
+    if (!handler || this.stopped) return;
+    while (this.running.size < this.settings.concurrency && this.readyHead < this.ready.length) {
+      const row = this.ready[this.readyHead++]!;
+      this.run(row, handler);
+    }
+    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    }
+  }
+
+  private run(row: JobRow, handler: JobHandler): void {
+    row.attempts += 1;
+    void this.setState(row, 'active', false);
+    const abort = new AbortController();
+    const job = toJob(row, this.settings.maxAttempts);
+    const done = Promise.resolve()
+      .then(() => handler(job, abort.signal))
+      .then(
+        () => this.complete(row),
+        (err: unknown) => this.fail(row, err),
+      );
+    this.running.set(row.id, { row, abort, done });
+  }
+
+  private complete(row: JobRow): void {
+    this.running.delete(row.id);
+    this.jobs.delete(row.id);
+    this.store.remove(row.id).catch(this.onStoreError);
+    this.pump();
+  }
+
+  private fail(row: JobRow, err: unknown): void {
+    this.running.delete(row.id);
+    if (this.stopped) return; // abandoned at shutdown: the stored row still says active, so it is recovered
+    if (row.attempts >= this.settings.maxAttempts) this.toDead(row, toErrorInfo(err));
+    else {
+      row.lastError = toErrorInfo(err);
+      const wait = backoffDelay(this.settings.backoffMs, row.attempts);
+      row.runAt = Date.now() + wait;
+      void this.setState(row, 'delayed', false);
+      this.delay(row, wait);
+    }
+    this.pump();
+  }
+
+  private toDead(row: JobRow, err: { code: string; message: string }): void {
+    row.lastError = err;
+    row.failedAt = Date.now();
+    this.dead.set(row.id, row);
+    void this.setState(row, 'dead', false);
+  }
+
+  private delay(row: JobRow, wait: number): void {
+    row.state = 'delayed';
+    const timer = setTimeout(() => {
+      this.delayed.delete(row.id);
+      if (this.stopped) return;
+      void this.setState(row, 'waiting', false);
+      this.pushReady(row);
+    }, wait);
+    this.delayed.set(row.id, { row, timer });
+  }
+
+  /** Records a state change; `wait` makes the caller await durability (admin operations). */
+  private setState(row: JobRow, state: JobRow['state'], wait: boolean): Promise<void> {
+    row.state = state;
+    const patch: JobPatch = {
+      state,
+      attempts: row.attempts,
+      runAt: row.runAt,
+      lastError: row.lastError,
+      failedAt: row.failedAt,
+    };
+    const p = this.store.update(row.id, patch);
+    if (wait) return p;
+    p.catch(this.onStoreError);
+    return Promise.resolve();
+  }
+}
+
+function toJob(row: JobRow, maxAttempts: number): Job {
+  return {
+    id: row.id,
+    queue: row.queue,
+    function_id: row.function_id,
+    data: row.data,
+    traceparent: row.traceparent,
+    baggage: row.baggage,
+    condition_function_id: row.condition_function_id,
+    attempt: row.attempts,
+    maxAttempts,
+    enqueuedAt: row.enqueuedAt,
+  };
+}
+
+function toDeadLetter(row: JobRow): DeadLetter {
+  return {
+    id: row.id,
+    queue: row.queue,
+    function_id: row.function_id,
+    data: row.data,
+    attempts: row.attempts,
+    error: row.lastError ?? { code: 'job_failed', message: '' },
+    enqueued_at: row.enqueuedAt,
+    failed_at: row.failedAt,
+  };
+}

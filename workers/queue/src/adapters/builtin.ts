@@ -1,0 +1,145 @@
+/**
+ * `BuiltinQueueAdapter`: queues inside the svc-queue process, on an in-memory store or a SQLite file that is
+ * durable before an enqueue is acknowledged. One process owns the file; several processes do not share work
+ * (use `KvserverAdapter` or `BrokerAdapter` for that).
+ */
+import { randomUUID } from 'node:crypto';
+import { BuiltinQueue } from './builtin-queue.js';
+import { FileJobStore } from './builtin-file-store.js';
+import { MemoryJobStore, type JobRow, type JobStore } from './builtin-store.js';
+import type {
+  DeadLetterPage,
+  JobHandler,
+  JobInput,
+  QueueBackend,
+  QueueOverride,
+  QueueSettings,
+  TopicStats,
+} from './types.js';
+import { resolveSettings } from './types.js';
+
+export interface BuiltinOptions {
+  max_attempts: number;
+  backoff_ms: number;
+  concurrency: number;
+  poll_interval_ms: number;
+  mode: 'concurrent' | 'fifo';
+  store_method: 'file_based' | 'in_memory';
+  file_path?: string | undefined;
+  save_interval_ms: number;
+  queue_configs?: Record<string, QueueOverride> | undefined;
+  /** Called when a background write (job started, completed, retried) could not be stored. */
+  onStoreError?: (err: unknown) => void;
+}
+
+export class BuiltinQueueAdapter implements QueueBackend {
+  readonly name = 'BuiltinQueueAdapter';
+  private readonly queues = new Map<string, BuiltinQueue>();
+  private store: JobStore | null = null;
+  private seq = 0;
+  private closing: Promise<void> | null = null;
+  private readonly defaults: QueueSettings;
+
+  constructor(private readonly options: BuiltinOptions) {
+    const fifo = options.mode === 'fifo';
+    this.defaults = {
+      maxAttempts: options.max_attempts,
+      backoffMs: options.backoff_ms,
+      concurrency: fifo ? 1 : options.concurrency,
+      mode: options.mode,
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.options.store_method === 'file_based') {
+      if (!this.options.file_path) throw new Error('file_path is required when store_method is file_based');
+      this.store = new FileJobStore(this.options.file_path, this.options.save_interval_ms);
+    } else {
+      this.store = new MemoryJobStore();
+    }
+    const now = Date.now();
+    for (const row of await this.store.load()) {
+      this.seq = Math.max(this.seq, row.seq);
+      this.queue(row.queue).restore(row, now);
+    }
+  }
+
+  settings(queue: string): QueueSettings {
+    return resolveSettings(this.defaults, this.options.queue_configs?.[queue]);
+  }
+
+  async enqueue(queue: string, input: JobInput): Promise<string> {
+    if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
+    const q = this.queue(queue);
+    const id = input.id ?? randomUUID();
+    if (q.has(id)) return id;
+    const row: JobRow = {
+      id,
+      queue,
+      seq: ++this.seq,
+      state: 'waiting',
+      attempts: 0,
+      runAt: 0,
+      function_id: input.function_id,
+      data: input.data ?? null,
+      traceparent: input.traceparent ?? null,
+      baggage: input.baggage ?? null,
+      condition_function_id: input.condition_function_id ?? null,
+      lastError: null,
+      enqueuedAt: Date.now(),
+      failedAt: 0,
+    };
+    await q.add(row);
+    return id;
+  }
+
+  consume(queue: string, handler: JobHandler): Promise<void> {
+    this.queue(queue).consume(handler);
+    return Promise.resolve();
+  }
+
+  listTopics(): Promise<TopicStats[]> {
+    return Promise.resolve([...this.queues.values()].map((q) => q.stats()));
+  }
+
+  topicStats(queue: string): Promise<TopicStats> {
+    const q = this.queues.get(queue);
+    return Promise.resolve(q ? q.stats() : { queue, waiting: 0, active: 0, delayed: 0, dead: 0 });
+  }
+
+  listDeadLetters(queue: string, offset: number, limit: number): Promise<DeadLetterPage> {
+    const q = this.queues.get(queue);
+    const page = q ? q.deadLetters(offset, limit) : { total: 0, messages: [] };
+    return Promise.resolve({ queue, offset, limit, ...page });
+  }
+
+  async redrive(queue: string): Promise<number> {
+    return (await this.queues.get(queue)?.redriveAll()) ?? 0;
+  }
+
+  async redriveMessage(queue: string, id: string): Promise<boolean> {
+    return (await this.queues.get(queue)?.redrive(id)) ?? false;
+  }
+
+  async discardMessage(queue: string, id: string): Promise<boolean> {
+    return (await this.queues.get(queue)?.discard(id)) ?? false;
+  }
+
+  close(graceMs = 5000): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.queues.values()].map((q) => q.stop(graceMs)));
+      await this.store?.close();
+    })();
+    return this.closing;
+  }
+
+  private queue(name: string): BuiltinQueue {
+    let q = this.queues.get(name);
+    if (!q) {
+      const onError = this.options.onStoreError ?? (() => undefined);
+      q = new BuiltinQueue(name, this.settings(name), this.store ?? new MemoryJobStore(), onError);
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * `BrokerAdapter`: queues in RabbitMQ (amqplib). Each queue Q is a durable main queue `<prefix>.Q`, one delay queue
+ * per retry `<prefix>.Q.retry.<n>` (message TTL = backoff × 2^(n-1), dead-lettered back into the main queue) and a
+ * dead-letter queue `<prefix>.Q.dead`. Publishes wait for publisher confirms; consumers ack manually, so a message
+ * whose handler did not finish is redelivered by the broker. A retry or dead-letter is published (and confirmed)
+ * before the original is acked, so a crash in between duplicates the message rather than losing it. The connection
+ * recovers on its own; topology and consumers are re-created on every reconnect.
+ */
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, RecoveringChannelModel } from 'amqplib';
+import { brokerNames, declareTopology, type BrokerNames } from './rabbitmq-topology.js';
+import type {
+  DeadLetter,
+  DeadLetterPage,
+  ErrorInfo,
+  JobHandler,
+  JobInput,
+  QueueBackend,
+  QueueOverride,
+  QueueSettings,
+  TopicStats,
+} from './types.js';
+import { resolveSettings, toErrorInfo } from './types.js';
+
+export interface BrokerOptions {
+  amqp_url: string;
+  prefix: string;
+  max_attempts: number;
+  backoff_ms: number;
+  prefetch_count: number;
+  queue_mode: 'standard' | 'quorum';
+  queue_configs?: Record<string, QueueOverride> | undefined;
+}
+
+interface Payload {
+  function_id: string;
+  data: unknown;
+  traceparent: string | null;
+  baggage: string | null;
+  condition_function_id: string | null;
+}
+
+const H_ATTEMPTS = 'x-svc-attempts';
+const H_ERROR = 'x-svc-error';
+const H_FAILED_AT = 'x-svc-failed-at';
+const H_ENQUEUED_AT = 'x-svc-enqueued-at';
+
+export class BrokerAdapter implements QueueBackend {
+  readonly name = 'BrokerAdapter';
+  private conn: RecoveringChannelModel | null = null;
+  private pub: ConfirmChannel | null = null;
+  private readonly declared = new Set<string>();
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private consumerChannels: Channel[] = [];
+  private closing: Promise<void> | null = null;
+  private readonly defaults: QueueSettings;
+
+  constructor(private readonly options: BrokerOptions) {
+    this.defaults = {
+      maxAttempts: options.max_attempts,
+      backoffMs: options.backoff_ms,
+      concurrency: options.prefetch_count,
+      mode: 'concurrent',
+    };
+  }
+
+  async start(): Promise<void> {
+    this.conn = await amqp.connect(this.options.amqp_url, {
+      recovery: { initialDelay: 200, maxDelay: 5000, initialMaxRetries: 3, setup: (m: ChannelModel) => this.setup(m) },
+    });
+    this.conn.on('error', () => undefined);
+  }
+
+  settings(queue: string): QueueSettings {
+    return resolveSettings(this.defaults, this.options.queue_configs?.[queue]);
+  }
+
+  async enqueue(queue: string, input: JobInput): Promise<string> {
+    if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
+    const names = await this.ensure(queue);
+    const id = input.id ?? randomUUID();
+    const payload: Payload = {
+      function_id: input.function_id,
+      data: input.data ?? null,
+      traceparent: input.traceparent ?? null,
+      baggage: input.baggage ?? null,
+      condition_function_id: input.condition_function_id ?? null,
+    };
+    await this.publish(names.main, Buffer.from(JSON.stringify(payload)), id, {
+      [H_ATTEMPTS]: 0,
+      [H_ENQUEUED_AT]: Date.now(),
+    });
+    return id;
+  }
+
+  async consume(queue: string, handler: JobHandler): Promise<void> {
+    if (this.handlers.has(queue) || this.closing) return;
+    this.handlers.set(queue, handler);
+    await this.ensure(queue);
+    await this.startConsumer(queue, handler);
+  }
+
+  listTopics(): Promise<TopicStats[]> {
+    const names = new Set([...this.declared, ...Object.keys(this.options.queue_configs ?? {})]);
+    return Promise.all([...names].sort().map((n) => this.topicStats(n)));
+  }
+
+  async topicStats(queue: string): Promise<TopicStats> {
+    const names = await this.ensure(queue);
+    return this.withChannel(async (ch) => {
+      const main = await ch.checkQueue(names.main);
+      const dead = await ch.checkQueue(names.dead);
+      let delayed = 0;
+      for (const r of names.retries) delayed += (await ch.checkQueue(r.name)).messageCount;
+      const active = this.inFlight.get(queue) ?? 0;
+      return { queue, waiting: main.messageCount, active, delayed, dead: dead.messageCount };
+    });
+  }
+
+  async listDeadLetters(queue: string, offset: number, limit: number): Promise<DeadLetterPage> {
+    const names = await this.ensure(queue);
+    // Reading takes the messages (unacked) and closing the channel puts them back in order.
+    return this.withChannel(async (ch) => {
+      const total = (await ch.checkQueue(names.dead)).messageCount;
+      const messages: DeadLetter[] = [];
+      for (let i = 0; i < offset + limit; i++) {
+        const msg = await ch.get(names.dead, { noAck: false });
+        if (!msg) break;
+        if (i >= offset) messages.push(toDeadLetter(queue, msg));
+      }
+      return { queue, total, offset, limit, messages };
+    });
+  }
+
+  async redrive(queue: string): Promise<number> {
+    return this.takeDead(queue, () => 'redrive');
+  }
+
+  async redriveMessage(queue: string, id: string): Promise<boolean> {
+    return (await this.takeDead(queue, (m) => (m.properties.messageId === id ? 'redrive' : 'keep'), true)) > 0;
+  }
+
+  async discardMessage(queue: string, id: string): Promise<boolean> {
+    return (await this.takeDead(queue, (m) => (m.properties.messageId === id ? 'discard' : 'keep'), true)) > 0;
+  }
+
+  close(graceMs = 5000): Promise<void> {
+    this.closing ??= (async () => {
+      for (const ch of this.consumerChannels) await ch.close().catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([Promise.all(this.running), grace]);
+      clearTimeout(timer);
+      await this.conn?.close().catch(() => undefined);
+    })();
+    return this.closing;
+  }
+
+  /** Runs after every (re)connect: a publishing channel, the topology, the consumers. */
+  private async setup(model: ChannelModel): Promise<void> {
+    this.pub = await model.createConfirmChannel();
+    this.pub.on('error', () => undefined);
+    this.consumerChannels = [];
+    const queues = [...this.declared];
+    this.declared.clear();
+    for (const q of queues) await this.ensure(q);
+    for (const [q, h] of this.handlers) await this.startConsumer(q, h);
+  }
+
+  private async ensure(queue: string): Promise<BrokerNames> {
+    const s = this.settings(queue);
+    const names = brokerNames(this.options.prefix, queue, s);
+    if (this.declared.has(queue)) return names;
+    await this.withChannel((ch) => declareTopology(ch, names, s, this.options.queue_mode));
+    this.declared.add(queue);
+    return names;
+  }
+
+  private async startConsumer(queue: string, handler: JobHandler): Promise<void> {
+    if (!this.conn) return;
+    const s = this.settings(queue);
+    const names = brokerNames(this.options.prefix, queue, s);
+    const ch = await this.conn.createChannel();
+    ch.on('error', () => undefined);
+    await ch.prefetch(s.concurrency);
+    this.consumerChannels.push(ch);
+    await ch.consume(names.main, (msg) => {
+      if (!msg) return;
+      const p = this.deliver(ch, queue, names, s, msg, handler);
+      this.running.add(p);
+      void p.finally(() => this.running.delete(p));
+    });
+  }
+
+  private async deliver(
+    ch: Channel,
+    queue: string,
+    names: BrokerNames,
+    s: QueueSettings,
+    msg: ConsumeMessage,
+    handler: JobHandler,
+  ): Promise<void> {
+    const headers = msg.properties.headers ?? {};
+    const attempt = Number(headers[H_ATTEMPTS] ?? 0) + 1;
+    const payload = parsePayload(msg.content);
+    this.inFlight.set(queue, (this.inFlight.get(queue) ?? 0) + 1);
+    const abort = new AbortController();
+    try {
+      await handler(
+        {
+          id: String(msg.properties.messageId ?? ''),
+          queue,
+          function_id: payload.function_id,
+          data: payload.data,
+          traceparent: payload.traceparent,
+          baggage: payload.baggage,
+          condition_function_id: payload.condition_function_id,
+          attempt,
+          maxAttempts: s.maxAttempts,
+          enqueuedAt: Number(headers[H_ENQUEUED_AT] ?? 0),
+        },
+        abort.signal,
+      );
+      safeAck(ch, msg);
+    } catch (err) {
+      await this.failed(ch, names, s, msg, attempt, toErrorInfo(err));
+    } finally {
+      this.inFlight.set(queue, (this.inFlight.get(queue) ?? 1) - 1);
+    }
+  }
+
+  private async failed(
+    ch: Channel,
+    names: BrokerNames,
+    s: QueueSettings,
+    msg: ConsumeMessage,
+    attempt: number,
+    error: ErrorInfo,
+  ): Promise<void> {
+    const headers = { ...ownHeaders(msg), [H_ATTEMPTS]: attempt };
+    const id = String(msg.properties.messageId ?? '');
+    try {
+      if (attempt >= s.maxAttempts) {
+        const dead = { ...headers, [H_ERROR]: JSON.stringify(error), [H_FAILED_AT]: Date.now() };
+        await this.publish(names.dead, msg.content, id, dead);
+      } else {
+        const retry = names.retries[attempt - 1] ?? names.retries[names.retries.length - 1];
+        await this.publish(retry?.name ?? names.main, msg.content, id, headers);
+      }
+      safeAck(ch, msg);
+    } catch {
+      // Could not hand the message on: leave it to the broker (redelivered when this channel closes).
+      try {
+        ch.nack(msg, false, true);
+      } catch {
+        // channel already gone: the broker requeues it
+      }
+    }
+  }
+
+  private publish(queue: string, content: Buffer, id: string, headers: Record<string, unknown>): Promise<void> {
+    const pub = this.pub;
+    if (!pub) return Promise.reject(unavailable());
+    return new Promise<void>((resolve, reject) => {
+      try {
+        pub.sendToQueue(queue, content, { persistent: true, messageId: id, headers }, (err: unknown) =>
+          err ? reject(unavailable(err)) : resolve(),
+        );
+      } catch (err) {
+        reject(unavailable(err));
+      }
+    });
+  }
+
+  /** Takes dead letters one by one: `redrive` republishes to the main queue, `discard` drops, `keep` leaves it. */
+  private async takeDead(
+    queue: string,
+    decide: (m: Message) => 'redrive' | 'discard' | 'keep',
+    firstOnly = false,
+  ): Promise<number> {
+    const names = await this.ensure(queue);
+    return this.withChannel(async (ch) => {
+      const total = (await ch.checkQueue(names.dead)).messageCount;
+      let n = 0;
+      for (let i = 0; i < total; i++) {
+        const msg = await ch.get(names.dead, { noAck: false });
+        if (!msg) break;
+        const what = decide(msg);
+        if (what === 'keep') continue;
+        if (what === 'redrive') {
+          const headers = { ...ownHeaders(msg), [H_ATTEMPTS]: 0 };
+          await this.publish(names.main, msg.content, String(msg.properties.messageId ?? ''), headers);
+        }
+        ch.ack(msg);
+        n++;
+        if (firstOnly) break;
+      }
+      return n;
+    });
+  }
+
+  /** A short-lived channel: a failed declare or check closes a channel, so admin work never uses a shared one. */
+  private async withChannel<T>(fn: (ch: Channel) => Promise<T>): Promise<T> {
+    if (!this.conn) throw unavailable();
+    const ch = await this.conn.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      return await fn(ch);
+    } finally {
+      await ch.close().catch(() => undefined);
+    }
+  }
+}
+
+/** Our headers only: the broker's `x-death` bookkeeping would otherwise grow with every retry. */
+function ownHeaders(msg: Message): Record<string, unknown> {
+  const h = (msg.properties.headers ?? {}) as Record<string, unknown>;
+  return { [H_ATTEMPTS]: h[H_ATTEMPTS] ?? 0, [H_ENQUEUED_AT]: h[H_ENQUEUED_AT] ?? Date.now() };
+}
+
+function safeAck(ch: Channel, msg: Message): void {
+  try {
+    ch.ack(msg);
+  } catch {
+    // The channel closed under us; the broker redelivers the message (at least once).
+  }
+}
+
+function unavailable(cause?: unknown): Error {
+  const detail = cause instanceof Error ? `: ${cause.message}` : '';
+  return Object.assign(new Error(`the RabbitMQ broker did not confirm the message${detail}`), {
+    code: 'queue_unavailable',
+  });
+}
+
+function parsePayload(content: Buffer): Payload {
+  try {
+    const v = JSON.parse(content.toString('utf8')) as Record<string, unknown>;
+    return {
+      function_id: typeof v.function_id === 'string' ? v.function_id : '',
+      data: v.data ?? null,
+      traceparent: typeof v.traceparent === 'string' ? v.traceparent : null,
+      baggage: typeof v.baggage === 'string' ? v.baggage : null,
+      condition_function_id: typeof v.condition_function_id === 'string' ? v.condition_function_id : null,
+    };
+  } catch {
+    return { function_id: '', data: null, traceparent: null, baggage: null, condition_function_id: null };
+  }
+}
+
+function toDeadLetter(queue: string, msg: Message): DeadLetter {
+  const h = msg.properties.headers ?? {};
+  const p = parsePayload(msg.content);
+  let error: ErrorInfo = { code: 'job_failed', message: '' };
+  try {
+    const e = JSON.parse(String(h[H_ERROR] ?? '')) as Partial<ErrorInfo>;
+    error = { code: String(e.code ?? 'job_failed'), message: String(e.message ?? '') };
+  } catch {
+    // keep the default
+  }
+  return {
+    id: String(msg.properties.messageId ?? ''),
+    queue,
+    function_id: p.function_id,
+    data: p.data,
+    attempts: Number(h[H_ATTEMPTS] ?? 0),
+    error,
+    enqueued_at: Number(h[H_ENQUEUED_AT] ?? 0),
+    failed_at: Number(h[H_FAILED_AT] ?? 0),
+  };
+}

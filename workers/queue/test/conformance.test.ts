@@ -1,0 +1,236 @@
+/**
+ * One conformance suite over every queue backend (RELIABILITY.md scenarios 7, 9, 10, 11, 13 at small scale):
+ * delivery with the lost/duplicated/unexpected checker, concurrency, fifo, backoff and dead letters, redrive and
+ * discard, poison isolation, redelivery after a stopped worker, durability across a restart.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { brokerNames } from '../src/adapters/rabbitmq-topology.js';
+import type { Job, QueueBackend } from '../src/adapters/types.js';
+import { backends, brokerQueuesUsed, newNamespace, sleep, waitFor, type BackendOptions } from './backends.js';
+import { checkDeliveries } from './checker.js';
+
+describe.each(backends)('queue backend conformance: $name', (kind) => {
+  let up = false;
+  let ns = '';
+  const open: QueueBackend[] = [];
+
+  beforeAll(async () => {
+    up = await kind.available();
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((a) => a.close(100)));
+    if (ns) await kind.cleanup(ns);
+    ns = '';
+  });
+
+  /** Opens an adapter in this test's namespace (reopening the same data when called again). */
+  async function make(o: BackendOptions = {}, queues: string[] = []): Promise<QueueBackend> {
+    ns ||= newNamespace();
+    const a = kind.make(ns, o);
+    await a.start();
+    open.push(a);
+    const used = brokerQueuesUsed.get(ns) ?? [];
+    for (const q of queues) {
+      const n = brokerNames(ns, q, a.settings(q));
+      used.push(n.main, n.dead, ...n.retries.map((r) => r.name));
+    }
+    brokerQueuesUsed.set(ns, used);
+    return a;
+  }
+
+  // The suite needs the service; CI starts it with scripts/services.sh. Locally, a missing service skips its tests.
+  const maybe = (name: string, fn: () => Promise<void>, timeout = 20_000) =>
+    it(
+      name,
+      async (ctx) => {
+        if (!up) ctx.skip(`${kind.name} is not reachable (start it with scripts/services.sh)`);
+        await fn();
+      },
+      timeout,
+    );
+
+  maybe('delivers every acknowledged job: lost = 0, duplicated = 0, unexpected = 0', async () => {
+    const a = await make({ concurrency: 10 }, ['jobs']);
+    const done: string[] = [];
+    await a.consume('jobs', async (job) => {
+      done.push((job.data as { seq: string }).seq);
+    });
+    const acked: string[] = [];
+    await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        await a.enqueue('jobs', { function_id: 'test::fn', data: { seq: `j${i}` } });
+        acked.push(`j${i}`);
+      }),
+    );
+    await waitFor(() => done.length >= 300, 10_000, 'all jobs');
+    await sleep(50);
+    const r = checkDeliveries(acked, done);
+    expect({ lost: r.lost.length, duplicated: r.duplicated.length, unexpected: r.unexpected.length }).toEqual({
+      lost: 0,
+      duplicated: 0,
+      unexpected: 0,
+    });
+  });
+
+  maybe('honours concurrency', async () => {
+    const a = await make({ concurrency: 4 }, ['conc']);
+    let running = 0;
+    let max = 0;
+    let done = 0;
+    await a.consume('conc', async () => {
+      running++;
+      max = Math.max(max, running);
+      await sleep(15);
+      running--;
+      done++;
+    });
+    for (let i = 0; i < 40; i++) await a.enqueue('conc', { function_id: 'f', data: i });
+    await waitFor(() => done === 40, 10_000, '40 jobs');
+    expect(max).toBe(4);
+  });
+
+  maybe('fifo runs one job at a time in enqueue order', async () => {
+    const a = await make({ queueConfigs: { ordered: { type: 'fifo' } } }, ['ordered']);
+    const seen: number[] = [];
+    let running = 0;
+    let max = 0;
+    await a.consume('ordered', async (job) => {
+      running++;
+      max = Math.max(max, running);
+      await sleep(2);
+      seen.push(job.data as number);
+      running--;
+    });
+    for (let i = 0; i < 30; i++) await a.enqueue('ordered', { function_id: 'f', data: i });
+    await waitFor(() => seen.length === 30, 10_000, '30 jobs');
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(max).toBe(1);
+  });
+
+  maybe('retries with exponential backoff, then dead-letters once with the last error and attempt count', async () => {
+    const a = await make({ maxAttempts: 4, backoffMs: 60 }, ['flaky']);
+    const starts: number[] = [];
+    let fail = true;
+    let succeeded = 0;
+    await a.consume('flaky', async (job: Job) => {
+      if (!fail) return void succeeded++;
+      starts.push(Date.now());
+      throw Object.assign(new Error(`boom on attempt ${job.attempt}`), { code: 'order_rejected' });
+    });
+    const id = await a.enqueue('flaky', { id: 'poison-1', function_id: 'f', data: { x: 1 } });
+    expect(id).toBe('poison-1');
+    await waitFor(async () => (await a.topicStats('flaky')).dead === 1, 5_000, 'dead letter');
+    await sleep(150);
+    expect(starts.length).toBe(4);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    [60, 120, 240].forEach((want, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(want - 5);
+      expect(gaps[i]).toBeLessThan(want + 200);
+    });
+    const page = await a.listDeadLetters('flaky', 0, 10);
+    expect(page.total).toBe(1);
+    expect(page.messages).toHaveLength(1);
+    expect(page.messages[0]).toMatchObject({ id: 'poison-1', function_id: 'f', data: { x: 1 }, attempts: 4 });
+    expect(page.messages[0]!.error.message).toBe('boom on attempt 4');
+    if (kind.name.startsWith('builtin') || kind.name.startsWith('Broker'))
+      expect(page.messages[0]!.error.code).toBe('order_rejected');
+
+    fail = false;
+    expect(await a.redriveMessage('flaky', 'poison-1')).toBe(true);
+    await waitFor(() => succeeded === 1, 5_000, 'redriven job to run');
+    expect((await a.listDeadLetters('flaky', 0, 10)).total).toBe(0);
+    expect(await a.redriveMessage('flaky', 'poison-1')).toBe(false);
+  });
+
+  maybe('redrive all, discard one, and list dead letters in pages', async () => {
+    const a = await make({ maxAttempts: 1 }, ['dlq']);
+    let fail = true;
+    const ran: string[] = [];
+    await a.consume('dlq', async (job) => {
+      if (fail) throw new Error('nope');
+      ran.push(job.id);
+    });
+    for (let i = 0; i < 5; i++) await a.enqueue('dlq', { id: `d${i}`, function_id: 'f', data: i });
+    await waitFor(async () => (await a.topicStats('dlq')).dead === 5, 5_000, '5 dead letters');
+    const p1 = await a.listDeadLetters('dlq', 0, 2);
+    const p2 = await a.listDeadLetters('dlq', 2, 2);
+    const p3 = await a.listDeadLetters('dlq', 4, 2);
+    expect([p1.total, p1.messages.length, p2.messages.length, p3.messages.length]).toEqual([5, 2, 2, 1]);
+    const ids = [...p1.messages, ...p2.messages, ...p3.messages].map((m) => m.id).sort();
+    expect(ids).toEqual(['d0', 'd1', 'd2', 'd3', 'd4']);
+
+    expect(await a.discardMessage('dlq', 'd2')).toBe(true);
+    expect(await a.discardMessage('dlq', 'd2')).toBe(false);
+    fail = false;
+    expect(await a.redrive('dlq')).toBe(4);
+    await waitFor(() => ran.length === 4, 5_000, 'redriven jobs');
+    await sleep(100);
+    expect(ran.sort()).toEqual(['d0', 'd1', 'd3', 'd4']);
+    const stats = await a.topicStats('dlq');
+    expect(stats).toMatchObject({ queue: 'dlq', dead: 0, waiting: 0, delayed: 0 });
+    const topics = await a.listTopics();
+    expect(topics.map((t) => t.queue)).toContain('dlq');
+  });
+
+  maybe('a poison message does not hold up the others', async () => {
+    // The poison job's retry waits 1.5 s; every healthy job enqueued behind it must be done before that retry.
+    const a = await make({ maxAttempts: 2, backoffMs: 1500, concurrency: 5 }, ['mixed']);
+    const healthy: string[] = [];
+    let poisonRetryAt = 0;
+    await a.consume('mixed', async (job) => {
+      if (job.id === 'poison') {
+        if (job.attempt === 2) poisonRetryAt = Date.now();
+        throw new Error('poison');
+      }
+      healthy.push(job.id);
+    });
+    await a.enqueue('mixed', { id: 'poison', function_id: 'f', data: null });
+    const acked: string[] = [];
+    for (let i = 0; i < 200; i++) acked.push(await a.enqueue('mixed', { id: `h${i}`, function_id: 'f', data: i }));
+    await waitFor(() => healthy.length === 200, 10_000, 'healthy jobs');
+    expect(poisonRetryAt).toBe(0);
+    await waitFor(async () => (await a.topicStats('mixed')).dead === 1, 5_000, 'poison dead letter');
+    const r = checkDeliveries(acked, healthy);
+    expect([r.lost.length, r.duplicated.length, r.unexpected.length]).toEqual([0, 0, 0]);
+  });
+
+  maybe('acknowledged jobs survive a restart of the process', async () => {
+    if (!kind.durable) return; // in_memory: a restart loses the queue by definition (SPEC.md)
+    const a = await make({}, ['durable']);
+    const acked: string[] = [];
+    for (let i = 0; i < 100; i++) acked.push(await a.enqueue('durable', { function_id: 'f', data: i }));
+    await a.close(100);
+    const b = await make({}, ['durable']);
+    const done: string[] = [];
+    await b.consume('durable', async (job) => void done.push(job.id));
+    await waitFor(() => done.length >= 100, 10_000, 'recovered jobs');
+    const r = checkDeliveries(acked, done);
+    expect([r.lost.length, r.duplicated.length, r.unexpected.length]).toEqual([0, 0, 0]);
+  });
+
+  maybe('a job whose worker stopped mid-attempt is delivered again', async () => {
+    if (!kind.durable) return; // in_memory: nothing outlives the process
+    const a = await make({}, ['stall']);
+    let started = 0;
+    await a.consume('stall', async () => {
+      started++;
+      await new Promise(() => undefined); // hangs: the process "dies" with this attempt running
+    });
+    await a.enqueue('stall', { id: 'stuck', function_id: 'f', data: null });
+    await waitFor(() => started === 1, 5_000, 'first attempt');
+    await a.close(10);
+    const b = await make({}, ['stall']);
+    const done: string[] = [];
+    await b.consume('stall', async (job) => void done.push(job.id));
+    await waitFor(() => done.length === 1, 8_000, 'redelivery');
+    expect(done).toEqual(['stuck']);
+  });
+
+  maybe('enqueue with an id the queue already holds is a no-op', async () => {
+    if (!kind.dedupes) return; // RabbitMQ keeps no index of message ids; see README "Delivery guarantees"
+    const a = await make({}, ['idem']);
+    for (let i = 0; i < 3; i++) await a.enqueue('idem', { id: 'same', function_id: 'f', data: i });
+    expect((await a.topicStats('idem')).waiting).toBe(1);
+  });
+});
