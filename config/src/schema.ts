@@ -11,7 +11,7 @@ import {
   workerForName,
   type ModuleClass,
 } from './catalog.js';
-import { portSchema, positiveIntSchema } from './modules/common.js';
+import { nonNegativeIntSchema, portSchema, positiveIntSchema } from './modules/common.js';
 
 function entryWith<C extends ModuleClass, S extends z.ZodType>(cls: C, config: S) {
   return z
@@ -60,21 +60,27 @@ function normaliseEntry(value: unknown, ctx: z.core.$RefinementCtx): unknown {
 
 export const moduleEntrySchema = z.preprocess(normaliseEntry, entryUnion);
 
-/** Engine-level keys (PROTOCOL.md worker-manager config plus the limits a user needs to set). */
+/** Engine-level keys (names match the engine's options, `engine/src/engine.ts`). */
 const engineShape = {
   /** Engine WebSocket port for SDK and worker connections. */
   port: portSchema.default(49134),
   host: z.string().min(1).default('0.0.0.0'),
-  /** A WebSocket upgrade that does not complete within this time is closed. */
+  /** A WebSocket upgrade whose headers do not arrive within this time is closed. */
   handshake_timeout_ms: positiveIntSchema.default(10000),
-  /** Largest accepted WebSocket frame; a bigger one closes that connection with 1009. */
+  /** Largest accepted inbound frame; a bigger one closes that connection with 1009. */
   max_payload_bytes: positiveIntSchema.default(16 * 1024 * 1024),
-  /** Engine-side cap on a routed invocation; 0 means none (the caller's own timeout applies). */
-  invocation_timeout_ms: z.number().int().min(0).default(0),
-  /** Interval of the engine's WebSocket pings; a worker that misses two is dropped. */
-  heartbeat_interval_ms: positiveIntSchema.default(20000),
+  /** Unsent outbound bytes a connection may accumulate (a client that stops reading) before it is dropped. */
+  max_buffered_bytes: positiveIntSchema.default(32 * 1024 * 1024),
+  /** Engine-side deadline of an invocation that carries no `timeout_ms` of its own. */
+  invocation_timeout_ms: positiveIntSchema.default(30000),
+  /** How often the engine pings every socket; 0 disables the pings. */
+  heartbeat_interval_ms: nonNegativeIntSchema.default(10000),
+  /** A socket silent for longer than this is dropped. */
+  heartbeat_timeout_ms: positiveIntSchema.default(30000),
   /** On SIGTERM/SIGINT: how long spawned processes get to exit before SIGKILL. */
   shutdown_grace_ms: positiveIntSchema.default(5000),
+  /** Engine log level (pino). */
+  log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 };
 
 const configObject = z.object({ ...engineShape, modules: z.array(moduleEntrySchema) }).strict();
