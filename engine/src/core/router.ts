@@ -23,7 +23,7 @@ export const NO_QUEUE_PROVIDER_MESSAGE =
 
 export interface RouterOptions {
   logger: Logger;
-  /** Engine-side deadline of an invocation when the caller sent no `timeout_ms`. */
+  /** Engine-side deadline of an invocation when the caller sent no `timeout_ms`; 0 means none. */
   invocationTimeoutMs: number;
 }
 
@@ -128,7 +128,8 @@ export class Router {
       timer: undefined,
     };
     this.table.add(inv);
-    inv.timer = setTimeout(onTimeout, Math.min(timeoutMs, MAX_TIMEOUT_MS), this, inv);
+    // 0 means no engine-side deadline (the caller's own timeout applies).
+    if (timeoutMs > 0) inv.timer = setTimeout(onTimeout, Math.min(timeoutMs, MAX_TIMEOUT_MS), this, inv);
     const sent = replica.worker.send({
       type: 'invokefunction',
       invocation_id: id,
