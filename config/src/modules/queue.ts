@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   adapterSchema,
   bridgeConfigSchema,
-  kvserverConfigSchema,
   kvStoreShape,
   positiveIntSchema,
   requireFilePath,
@@ -36,17 +35,40 @@ export const brokerQueueConfigSchema = z
     max_attempts: positiveIntSchema.default(3),
     prefetch_count: positiveIntSchema.default(10),
     queue_mode: z.enum(['standard', 'quorum']).default('standard'),
+    /** Initial retry delay, doubling per attempt (one delay queue per attempt). */
+    backoff_ms: positiveIntSchema.default(1000),
+    /** Queue names are `<prefix>.<queue>`; processes with the same prefix share the work. */
+    prefix: z.string().min(1).default('svc'),
+  })
+  .strict();
+
+/** Redis through BullMQ. Every svc-queue process on the same `kvserver_url` and `prefix` shares the work. */
+export const kvserverQueueConfigSchema = z
+  .object({
+    kvserver_url: z.string().min(1),
+    prefix: z.string().min(1).default('svc'),
+    max_attempts: positiveIntSchema.default(3),
+    backoff_ms: positiveIntSchema.default(1000),
+    /** Parallel jobs per queue in each process. */
+    concurrency: positiveIntSchema.default(10),
+    mode: z.enum(['concurrent', 'fifo']).default('concurrent'),
+    /** A job whose worker stops renewing its lock for this long is delivered again. */
+    lock_duration_ms: positiveIntSchema.default(30000),
+    stalled_interval_ms: positiveIntSchema.default(30000),
   })
   .strict();
 
 export const queueAdapterSchema = z.discriminatedUnion('class', [
   adapterSchema(QUEUE_ADAPTERS.builtin, builtinQueueConfigSchema),
-  adapterSchema(QUEUE_ADAPTERS.kvserver, kvserverConfigSchema),
+  adapterSchema(QUEUE_ADAPTERS.kvserver, kvserverQueueConfigSchema),
   adapterSchema(QUEUE_ADAPTERS.broker, brokerQueueConfigSchema),
   adapterSchema(QUEUE_ADAPTERS.bridge, bridgeConfigSchema),
 ]);
 
-/** Per-queue settings; unset keys fall back to the adapter's. */
+/**
+ * Per-queue settings; unset keys fall back to the adapter's. `max_retries` counts retries after the first
+ * delivery (attempts = max_retries + 1); `type` is `fifo`, `concurrent`, or `standard` (the adapter's `mode`).
+ */
 export const queueSettingsSchema = z
   .object({
     max_retries: z.number().int().min(0).optional(),
@@ -63,6 +85,7 @@ export const queueConfigSchema = z
   .strict();
 
 export type BuiltinQueueConfig = z.infer<typeof builtinQueueConfigSchema>;
+export type KvserverQueueConfig = z.infer<typeof kvserverQueueConfigSchema>;
 export type BrokerQueueConfig = z.infer<typeof brokerQueueConfigSchema>;
 export type QueueAdapterConfig = z.infer<typeof queueAdapterSchema>;
 export type QueueSettings = z.infer<typeof queueSettingsSchema>;

@@ -123,12 +123,15 @@ export interface QueueOverride {
   type?: string | undefined;
 }
 
-/** Shared helper: defaults merged with a queue's override. `type: fifo` selects fifo; anything else is concurrent. */
+/**
+ * Defaults merged with a queue's override. `max_retries` counts retries after the first delivery, so attempts =
+ * max_retries + 1. `type: fifo` or `concurrent` selects the mode; `standard` (or none) keeps the adapter's `mode`.
+ */
 export function resolveSettings(defaults: QueueSettings, override: QueueOverride | undefined): QueueSettings {
   if (!override) return defaults;
-  const mode = override.type === 'fifo' ? 'fifo' : override.type ? 'concurrent' : defaults.mode;
+  const mode = override.type === 'fifo' || override.type === 'concurrent' ? override.type : defaults.mode;
   return {
-    maxAttempts: override.max_retries ?? defaults.maxAttempts,
+    maxAttempts: override.max_retries !== undefined ? override.max_retries + 1 : defaults.maxAttempts,
     backoffMs: defaults.backoffMs,
     concurrency: mode === 'fifo' ? 1 : (override.concurrency ?? defaults.concurrency),
     mode,
