@@ -1,0 +1,64 @@
+// A worker with HTTP-triggered functions, runnable on either SDK: SDK=iii (iii-sdk@0.22.1) or SDK=svc (@svc/sdk).
+// Env: SVC_URL, PREFIX (function ids `<prefix>::*`, routes `/<prefix>/*`), CONFLICTS=1 to also register two
+// conflicting routes. Prints "ready" once registered and "cancelled <invocation>" when a slow handler is aborted.
+const sdk = process.env.SDK === 'iii' ? await import('iii-sdk') : await import('@svc/sdk');
+const p = process.env.PREFIX ?? 'fx';
+const worker = sdk.registerWorker(process.env.SVC_URL, {
+  workerName: `http-fixture-${p}`,
+  ...(process.env.SDK === 'iii' ? { otel: { enabled: false } } : {}),
+  reconnectionConfig: { initialDelayMs: 100, maxDelayMs: 500 },
+});
+
+const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+worker.registerFunction(`${p}::echo`, async (req) => ({
+  status_code: 201,
+  headers: { 'x-fn': p },
+  body: { got: req },
+}));
+worker.registerFunction(`${p}::fail`, async () => {
+  throw new Error(`boom from ${p}`);
+});
+worker.registerFunction(`${p}::slow`, async (req, ctx) => {
+  const signal = ctx?.signal;
+  signal?.addEventListener('abort', () => console.log(`cancelled ${ctx.invocationId}`));
+  await sleep(Number(req?.query_params?.ms ?? 60000), signal);
+  return { body: { slept: true } };
+});
+worker.registerFunction(`${p}::no`, async () => false);
+worker.registerFunction(`${p}::yes`, async () => true);
+worker.registerFunction(`${p}::html`, async () => ({ headers: { 'Content-Type': 'text/html' }, body: '<b>hi</b>' }));
+worker.registerFunction(`${p}::other`, async () => ({ body: 'other' }));
+
+const http = (function_id, api_path, http_method, extra = {}) =>
+  worker.registerTrigger({ type: 'http', function_id, config: { api_path, http_method, ...extra } });
+http(`${p}::echo`, `/${p}/echo/:id`, 'POST');
+http(`${p}::fail`, `${p}/fail`, 'GET');
+http(`${p}::slow`, `/${p}/slow`, 'GET');
+http(`${p}::echo`, `/${p}/guarded`, 'GET', { condition_function_id: `${p}::no` });
+http(`${p}::echo`, `/${p}/allowed`, 'GET', { condition_function_id: `${p}::yes` });
+http(`${p}::html`, `/${p}/html`, 'get');
+if (process.env.CONFLICTS === '1') {
+  setTimeout(() => {
+    http(`${p}::other`, `/${p}/echo/:id`, 'POST');
+    http(`${p}::other`, `/${p}/echo/:name`, 'GET');
+  }, 200);
+}
+
+const timer = setInterval(() => {
+  if (worker.workerId === undefined) return;
+  clearInterval(timer);
+  setTimeout(() => console.log('ready'), 100);
+}, 20);
+
+process.on('SIGTERM', async () => {
+  await worker.shutdown();
+  process.exit(0);
+});
