@@ -14,13 +14,11 @@ export const STATE_ADAPTERS = {
   bridge: 'modules::state::adapters::Bridge',
 } as const;
 
-/** Redis keys of svc-state: `<key_prefix>scope:<scope>` hashes, `<key_prefix>scopes`, `<key_prefix>changes`. */
+/** Redis keys of svc-state: `<key_prefix>scope:<scope>` hashes and the `<key_prefix>scopes` set. */
 export const stateKvserverConfigSchema = kvserverConfigSchema
   .extend({
     /** Namespaces every key, so several deployments (or test runs) can share one Redis. */
     key_prefix: z.string().default('svc:state:'),
-    /** Approximate cap of the shared change stream (how far a process may lag behind before it loses changes). */
-    change_feed_max_len: positiveIntSchema.default(100_000),
   })
   .strict();
 

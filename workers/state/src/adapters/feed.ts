@@ -20,15 +20,10 @@ export class LocalFeed {
     const listener = this.listener;
     if (listener === undefined) return;
     try {
-      const result = listener(change);
-      if (result instanceof Promise) result.catch((err: unknown) => this.logFailure(err));
+      listener(change);
     } catch (err) {
-      this.logFailure(err);
+      this.logger?.error({ err }, 'state change listener failed');
     }
-  }
-
-  private logFailure(err: unknown): void {
-    this.logger?.error({ err }, 'state change listener failed');
   }
 }
 

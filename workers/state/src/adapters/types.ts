@@ -10,11 +10,10 @@
  * mutable object with the store. Read-modify-write is atomic per (scope, key): `old_value` is exactly the value the
  * write replaced, and no other write to that key lands between the read and the write.
  *
- * The change feed: after `start()`, the listener given to `onChange` sees every committed change exactly once per
- * process, in commit order (for the in-process stores: synchronously, right after the commit, before the write's
- * promise resolves; for Redis: the shared stream of changes of every process using the same Redis and prefix, in
- * the order Redis applied them). A failed write produces no change. If the listener returns a promise, feeds that
- * can pause (Redis) wait for it before delivering the next change; that is how backpressure reaches them.
+ * The change feed: after `start()`, the listener given to `onChange` sees every change this adapter instance
+ * committed, exactly once, in commit order, synchronously when the commit is known and before the write's promise
+ * resolves. A failed write produces no change. Changes committed by other processes sharing the same backend
+ * (Redis) are not in this feed: their own process reports them.
  *
  * `close()` is idempotent. When it resolves: no listener call will follow, writes that were acknowledged are
  * durable as far as the backend promises (file: already at commit; Redis: in Redis), timers are cleared and every
@@ -35,7 +34,7 @@ export interface StateChange {
   new_value: JsonValue | null;
 }
 
-export type ChangeListener = (change: StateChange) => void | Promise<void>;
+export type ChangeListener = (change: StateChange) => void;
 
 export interface WriteResult {
   /** `undefined` when the key did not exist. */

@@ -51,7 +51,7 @@ export const redisStore: StoreKind = {
   name: 'redis',
   make() {
     const keyPrefix = `svc-test:${randomUUID()}:`;
-    const open = () => new RedisAdapter({ url: REDIS_URL, keyPrefix, changeFeedMaxLen: 100_000 });
+    const open = () => new RedisAdapter({ url: REDIS_URL, keyPrefix });
     return { adapter: open(), reopen: open, cleanup: () => deletePrefix(keyPrefix) };
   },
 };

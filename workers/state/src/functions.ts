@@ -1,0 +1,143 @@
+/**
+ * The `state::*` functions with the shapes of PROTOCOL.md §4.1. Inputs are validated (input.ts) before the store
+ * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures
+ * surface as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
+ */
+import { InvocationError, type SvcClient } from '@svc/sdk';
+import type { JsonValue, StateAdapter } from './adapters/types.js';
+import type { TriggerDispatcher } from './dispatcher.js';
+import { fieldsOf, nameField, opsField, valueField } from './input.js';
+import { updateMutation, type UpdateOpError } from './update-ops.js';
+
+export interface StateFunctionsOptions {
+  adapter: StateAdapter;
+  dispatcher: TriggerDispatcher;
+  maxValueBytes: number;
+}
+
+export const STATE_FUNCTION_IDS = [
+  'state::get',
+  'state::set',
+  'state::delete',
+  'state::update',
+  'state::list',
+  'state::list_groups',
+] as const;
+
+export function registerStateFunctions(client: SvcClient, options: StateFunctionsOptions): void {
+  const { adapter, dispatcher } = options;
+  const checkSize = sizeCheck(options.maxValueBytes);
+
+  client.registerFunction(
+    'state::get',
+    (payload: unknown) => {
+      const fields = fieldsOf('state::get', payload);
+      const scope = nameField('state::get', fields, 'scope');
+      const key = nameField('state::get', fields, 'key');
+      return storeCall('state::get', 'GET_ERROR', 'get value', () => adapter.get(scope, key));
+    },
+    { description: 'Get a value from state (no result when the key is missing)' },
+  );
+
+  client.registerFunction(
+    'state::set',
+    async (payload: unknown) => {
+      const fields = fieldsOf('state::set', payload);
+      const scope = nameField('state::set', fields, 'scope');
+      const key = nameField('state::set', fields, 'key');
+      const value = valueField('state::set', fields);
+      checkSize('state::set', value);
+      await dispatcher.admit();
+      const result = await storeCall('state::set', 'SET_ERROR', 'set value', () => adapter.set(scope, key, value));
+      return { old_value: result.old_value ?? null, new_value: result.new_value };
+    },
+    { description: 'Set a value in state; returns {old_value, new_value}' },
+  );
+
+  client.registerFunction(
+    'state::delete',
+    async (payload: unknown) => {
+      const fields = fieldsOf('state::delete', payload);
+      const scope = nameField('state::delete', fields, 'scope');
+      const key = nameField('state::delete', fields, 'key');
+      await dispatcher.admit();
+      return storeCall('state::delete', 'DELETE_ERROR', 'delete value', () => adapter.delete(scope, key));
+    },
+    { description: 'Delete a value from state; returns the previous value (no result when there was none)' },
+  );
+
+  client.registerFunction(
+    'state::update',
+    async (payload: unknown) => {
+      const fields = fieldsOf('state::update', payload);
+      const scope = nameField('state::update', fields, 'scope');
+      const key = nameField('state::update', fields, 'key');
+      const ops = opsField('state::update', fields);
+      let errors: UpdateOpError[] = [];
+      const apply = updateMutation(ops, (found) => (errors = found));
+      const mutate = (current: JsonValue | undefined): JsonValue | undefined => {
+        const next = apply(current);
+        if (next !== undefined) checkSize('state::update', next);
+        return next;
+      };
+      await dispatcher.admit();
+      const result = await storeCall('state::update', 'UPDATE_ERROR', 'update value', () =>
+        adapter.update(scope, key, mutate),
+      );
+      return {
+        old_value: result.old_value ?? null,
+        new_value: result.new_value ?? null,
+        ...(errors.length > 0 ? { errors } : {}),
+      };
+    },
+    { description: 'Apply update ops (set, merge, increment, decrement, append, remove) atomically' },
+  );
+
+  client.registerFunction(
+    'state::list',
+    (payload: unknown) => {
+      const scope = nameField('state::list', fieldsOf('state::list', payload), 'scope');
+      return storeCall('state::list', 'LIST_ERROR', 'list values', () => adapter.list(scope));
+    },
+    { description: 'Every value in a scope, ordered by key' },
+  );
+
+  client.registerFunction(
+    'state::list_groups',
+    async () => {
+      const groups = await storeCall('state::list_groups', 'LIST_GROUPS_ERROR', 'list groups', () =>
+        adapter.listGroups(),
+      );
+      return { groups };
+    },
+    { description: 'Every scope that holds at least one key, sorted' },
+  );
+}
+
+function sizeCheck(maxValueBytes: number) {
+  return (functionId: string, value: JsonValue): void => {
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    if (bytes <= maxValueBytes) return;
+    throw new InvocationError({
+      code: 'VALUE_TOO_LARGE',
+      message: `${functionId}: the value is ${bytes} bytes of JSON; max_value_bytes is ${maxValueBytes}. Store a smaller value or raise max_value_bytes.`,
+      function_id: functionId,
+    });
+  };
+}
+
+/** Runs a store call; input errors (InvocationError) pass through, store failures get the function's code. */
+async function storeCall<T>(functionId: string, code: string, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof InvocationError) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    const storeCode = (err as { code?: unknown }).code;
+    throw new InvocationError({
+      code,
+      message: `Failed to ${what}: ${reason}${typeof storeCode === 'string' ? ` (${storeCode})` : ''}`,
+      function_id: functionId,
+    });
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Validation of `state::*` inputs (untrusted: they come from any worker). Every problem is an `INVALID_ARGUMENTS`
+ * error that names the field and says what is expected; nothing reaches the store before its input passed here.
+ */
+import { InvocationError } from '@svc/sdk';
+import type { JsonValue } from './adapters/types.js';
+import type { UpdateOp } from './update-ops.js';
+
+/** Deepest nesting a stored value may have (deeper JSON is refused rather than risking the stack). */
+export const MAX_VALUE_DEPTH = 128;
+/** Longest scope or key, in bytes. */
+export const MAX_NAME_BYTES = 1024;
+/** Most ops in one `state::update`. */
+export const MAX_OPS = 1000;
+
+type Fields = Record<string, unknown>;
+
+export function invalid(functionId: string, message: string): InvocationError {
+  return new InvocationError({
+    code: 'INVALID_ARGUMENTS',
+    message: `${functionId}: ${message}`,
+    function_id: functionId,
+  });
+}
+
+export function fieldsOf(functionId: string, payload: unknown): Fields {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw invalid(functionId, 'the input must be an object like {"scope": "...", "key": "..."}');
+  }
+  return payload as Fields;
+}
+
+export function nameField(functionId: string, fields: Fields, name: 'scope' | 'key'): string {
+  const value = fields[name];
+  if (value === undefined || value === null) throw invalid(functionId, `${name} is required (a non-empty string)`);
+  if (typeof value !== 'string' || value === '') {
+    throw invalid(functionId, `${name} must be a non-empty string, got ${describe(value)}`);
+  }
+  if (Buffer.byteLength(value) > MAX_NAME_BYTES) {
+    throw invalid(functionId, `${name} is longer than ${MAX_NAME_BYTES} bytes; use a shorter ${name}`);
+  }
+  return value;
+}
+
+/** `value` (or its alias `data`): required, and plain JSON. */
+export function valueField(functionId: string, fields: Fields): JsonValue {
+  const value = fields.value !== undefined ? fields.value : fields.data;
+  if (value === undefined) throw invalid(functionId, 'value is required (any JSON value; null is allowed)');
+  return jsonValue(functionId, value, 'value');
+}
+
+/** Checks that `value` is plain JSON: finite numbers, strings, booleans, null, arrays and plain objects. */
+export function jsonValue(functionId: string, value: unknown, path: string, depth = 0): JsonValue {
+  if (depth > MAX_VALUE_DEPTH) throw invalid(functionId, `${path} is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value;
+    throw invalid(functionId, `${path} is ${value}, which JSON cannot hold`);
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => jsonValue(functionId, item, `${path}[${index}]`, depth + 1));
+    return value as JsonValue[];
+  }
+  if (typeof value === 'object' && isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) jsonValue(functionId, item, `${path}.${key}`, depth + 1);
+    return value as JsonValue;
+  }
+  throw invalid(functionId, `${path} is ${describe(value)}, not a JSON value`);
+}
+
+export function opsField(functionId: string, fields: Fields): UpdateOp[] {
+  const ops = fields.ops;
+  if (!Array.isArray(ops)) throw invalid(functionId, 'ops is required: an array of {type, path, ...} operations');
+  if (ops.length > MAX_OPS) throw invalid(functionId, `ops has ${ops.length} entries; at most ${MAX_OPS} are allowed`);
+  return ops.map((op, index) => parseOp(functionId, op, `ops[${index}]`));
+}
+
+const OP_TYPES = 'set, merge, increment, decrement, append, remove';
+
+function parseOp(functionId: string, raw: unknown, where: string): UpdateOp {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw invalid(functionId, `${where} must be an object with a type (${OP_TYPES})`);
+  }
+  const op = raw as Fields;
+  switch (op.type) {
+    case 'set':
+      return { type: 'set', path: fieldPath(functionId, op, where), value: opValue(functionId, op, where, true) };
+    case 'remove':
+      return { type: 'remove', path: fieldPath(functionId, op, where) };
+    case 'increment':
+    case 'decrement':
+      return { type: op.type, path: fieldPath(functionId, op, where), by: integerBy(functionId, op, where) };
+    case 'merge':
+    case 'append':
+      return { type: op.type, path: segmentPath(functionId, op, where), value: opValue(functionId, op, where, false) };
+    default:
+      throw invalid(functionId, `${where}.type must be one of ${OP_TYPES}, got ${describe(op.type)}`);
+  }
+}
+
+function fieldPath(functionId: string, op: Fields, where: string): string {
+  if (typeof op.path !== 'string') {
+    throw invalid(functionId, `${where}.path must be a string (a first-level field name, "" for the whole value)`);
+  }
+  return op.path;
+}
+
+function segmentPath(functionId: string, op: Fields, where: string): string | string[] | undefined {
+  const path = op.path;
+  if (path === undefined || path === null) return undefined;
+  if (typeof path === 'string') return path;
+  if (Array.isArray(path) && path.every((segment) => typeof segment === 'string')) return path as string[];
+  throw invalid(functionId, `${where}.path must be a string or an array of strings`);
+}
+
+function opValue(functionId: string, op: Fields, where: string, optional: boolean): JsonValue {
+  if (op.value === undefined) {
+    if (optional) return null;
+    throw invalid(functionId, `${where}.value is required`);
+  }
+  return jsonValue(functionId, op.value, `${where}.value`);
+}
+
+function integerBy(functionId: string, op: Fields, where: string): number {
+  if (typeof op.by !== 'number' || !Number.isSafeInteger(op.by)) {
+    throw invalid(functionId, `${where}.by must be an integer, got ${describe(op.by)}`);
+  }
+  return op.by;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return `a ${typeof value}`;
+}
