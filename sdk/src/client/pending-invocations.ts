@@ -1,6 +1,6 @@
 /**
  * Calls this client made that await an `invocationresult`, keyed by invocation id. Each has a client-side
- * deadline; a late result for a timed-out id is ignored. The per-call timer uses a shared bound method with the
+ * deadline (also sent to the engine as `timeout_ms`); a late result for a timed-out id is ignored. The per-call timer uses a shared bound method with the
  * id as argument, so a call costs one promise and one timer, not extra closures.
  */
 import { InvocationError, toInvocationError } from '../errors.js';
@@ -48,6 +48,13 @@ export class PendingInvocations {
   settle(result: InvocationResult): void {
     const p = this.pending.get(result.invocation_id);
     if (p === undefined) return;
+    if (result.error && result.error.code === 'invocation_timeout') {
+      // The engine enforced the deadline this client sent as `timeout_ms`: the same event as our own timer, so
+      // the caller sees the same `TIMEOUT` whichever side noticed first.
+      clearTimeout(p.timer);
+      this.onTimeout(result.invocation_id);
+      return;
+    }
     this.pending.delete(result.invocation_id);
     clearTimeout(p.timer);
     if (result.error) p.reject(toInvocationError(result.error, p.functionId));
