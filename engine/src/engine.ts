@@ -7,6 +7,7 @@ import * as sdk from '@svc/sdk';
 import type { ClientTransport, SvcClient, WorkerOptions } from '@svc/sdk';
 import { DEFAULT_INVOCATION_TIMEOUT_MS, EngineCore } from './core/engine-core.js';
 import { createInternals } from './internals.js';
+import { createIntrospectionModule, INTROSPECTION_MODULE } from './modules/introspection/index.js';
 import type { EngineInternals, EngineModule, ModuleContext } from './modules/module.js';
 import { InProcessTransport } from './transport/in-process.js';
 import { WsServer } from './transport/ws-server.js';
@@ -39,6 +40,8 @@ export interface EngineOptions {
   maxBufferedBytes?: number;
   /** Time allowed for an upgrade request's headers; default 10000 ms. */
   handshakeTimeoutMs?: number;
+  /** Load the `engine::*` functions (introspection module) when `modules` has none; default true. */
+  introspection?: boolean;
 }
 
 export interface RunningEngine {
@@ -98,8 +101,12 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     return closing;
   };
 
+  const modules = [...(options.modules ?? [])];
+  if (options.introspection !== false && !modules.some((m) => m.name === INTROSPECTION_MODULE)) {
+    modules.unshift(createIntrospectionModule());
+  }
   try {
-    for (const module of options.modules ?? []) {
+    for (const module of modules) {
       const ctx: ModuleContext = {
         connect,
         logger: logger.child({ module: module.name }),

@@ -14,3 +14,4 @@ export { EngineCore, DEFAULT_INVOCATION_TIMEOUT_MS, EngineErrorCode } from './co
 export type { Connection } from './core/index.js';
 export { InProcessTransport } from './transport/in-process.js';
 export type * from './modules/module.js';
+export { createIntrospectionModule, INTROSPECTION_MODULE } from './modules/introspection/index.js';
