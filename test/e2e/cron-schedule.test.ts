@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcClient } from '@svc/sdk';
 import { startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
-import { byTick, memoryAdapter, recorder, sleep, spawnCron, type CronRun } from './cron-support.js';
+import { memoryAdapter, recorder, sleep, spawnCron, type CronRun } from './cron-support.js';
 
 let engine: EngineProcess;
 let cron: Child;
