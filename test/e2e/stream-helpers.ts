@@ -1,4 +1,5 @@
 /** Shared by the svc-stream end-to-end tests: start svc-stream as a real process, connect clients. */
+import { get } from 'node:http';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { registerWorker, type SvcClient } from '@svc/sdk';
@@ -90,4 +91,26 @@ export async function rawClient(url: string) {
   const join = (subscriptionId: string, streamName: string, groupId: string, id?: string) =>
     ws.send(JSON.stringify({ type: 'join', data: { subscriptionId, streamName, groupId, ...(id ? { id } : {}) } }));
   return { ws, frames, join };
+}
+
+/** An upgrade request by hand: the refusal's status and body (status 101 and no body when it was accepted). */
+export function upgradeResponse(url: string): Promise<{ status: number; body: string }> {
+  const headers = {
+    connection: 'Upgrade',
+    upgrade: 'websocket',
+    'sec-websocket-version': '13',
+    'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  };
+  return new Promise((resolve, reject) => {
+    const req = get(url.replace(/^ws/, 'http'), { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve({ status: 101, body: '' });
+    });
+    req.on('error', reject);
+  });
 }
