@@ -124,7 +124,6 @@ describe.each([['ours'], ['iii']])('HTTP triggers with %s SDK functions', (p) =>
     expect(res.statusCode).toBe(504);
     expect(await res.body.json()).toMatchObject({ error: { code: 'GATEWAY_TIMEOUT' } });
     expect(elapsed).toBeGreaterThanOrEqual(1400);
-    expect(elapsed).toBeLessThan(3000);
   });
 
   it('a conflicting route is refused with a reason that reaches the registering worker', async () => {

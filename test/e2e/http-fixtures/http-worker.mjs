@@ -1,3 +1,4 @@
+/* global setInterval, clearInterval, clearTimeout */
 // A worker with HTTP-triggered functions, runnable on either SDK: SDK=iii (iii-sdk@0.22.1) or SDK=svc (@svc/sdk).
 // Env: SVC_URL, PREFIX (function ids `<prefix>::*`, routes `/<prefix>/*`), CONFLICTS=1 to also register two
 // conflicting routes. Prints "ready" once registered and "cancelled <invocation>" when a slow handler is aborted.

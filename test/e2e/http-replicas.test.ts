@@ -1,0 +1,57 @@
+/**
+ * Several svc-http processes at once, each on its own port, each serving every route (the engine delivers every
+ * binding to every provider, including one that joins later); and graceful shutdown: SIGTERM drains the requests
+ * in flight, then the process exits 0 while the other replica keeps serving.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { request } from 'undici';
+import { startEngine, type Child, type EngineProcess } from '../harness.js';
+import { startHttpWorker, startSvcHttp, waitForRoute, type SvcHttp } from './http-fixtures/support.js';
+
+let engine: EngineProcess;
+let a: SvcHttp;
+let b: SvcHttp;
+let worker: Child;
+
+beforeAll(async () => {
+  engine = await startEngine();
+  a = await startSvcHttp(engine.url);
+  worker = startHttpWorker(engine.url, 'svc', 'r');
+  await worker.waitForOutput('ready');
+  // b joins after the routes were bound: it gets them replayed.
+  b = await startSvcHttp(engine.url);
+  await waitForRoute(a.base, '/r/html');
+  await waitForRoute(b.base, '/r/html');
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await Promise.all([a?.stop(), b?.stop()]);
+  await engine?.stop();
+});
+
+it('both replicas serve the same routes', async () => {
+  for (const base of [a.base, b.base]) {
+    const res = await request(`${base}/r/echo/9`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(((await res.body.json()) as { got: { path_params: unknown } }).got.path_params).toEqual({ id: '9' });
+  }
+});
+
+it('SIGTERM drains in-flight requests, exits 0, and the other replica keeps serving', async () => {
+  const inFlight = request(`${a.base}/r/slow?ms=800`);
+  await new Promise((r) => setTimeout(r, 200));
+  const exit = a.stop(10000);
+  const res = await inFlight;
+  expect(res.statusCode).toBe(200);
+  expect(await res.body.json()).toEqual({ slept: true });
+  expect(await exit).toBe(0);
+  await expect(request(`${a.base}/r/html`)).rejects.toThrow();
+  const other = await request(`${b.base}/r/html`);
+  expect(other.statusCode).toBe(200);
+  await other.body.dump();
+});
