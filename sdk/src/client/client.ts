@@ -303,9 +303,8 @@ export class Client implements SvcClient {
   }
 
   private async close(): Promise<void> {
-    const err = shutdownError(undefined);
-    this.rejectReady(err);
-    this.pending.rejectAll(err);
+    this.rejectReady(shutdownError(undefined));
+    this.pending.rejectAll(shutdownError);
     this.runner.abortAll('client_shutdown');
     this.queue.clear();
     await this.transport.close();

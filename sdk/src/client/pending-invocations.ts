@@ -70,11 +70,12 @@ export class PendingInvocations {
     p.reject(error);
   }
 
-  rejectAll(error: Error): void {
+  /** Fails every pending call with the error `makeError(functionId)` builds for it. */
+  rejectAll(makeError: (functionId: string) => Error): void {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       clearTimeout(p.timer);
-      p.reject(error);
+      p.reject(makeError(p.functionId));
     }
   }
 }
