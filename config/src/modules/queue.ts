@@ -1,12 +1,6 @@
 /** `modules::queue::QueueModule` / `svc-queue`: background jobs, retries, dead letters (SPEC.md "Queue module"). */
 import { z } from 'zod';
-import {
-  adapterSchema,
-  bridgeConfigSchema,
-  kvStoreShape,
-  positiveIntSchema,
-  requireFilePath,
-} from './common.js';
+import { adapterSchema, bridgeConfigSchema, kvStoreShape, positiveIntSchema, requireFilePath } from './common.js';
 
 export const QUEUE_ADAPTERS = {
   builtin: 'modules::queue::BuiltinQueueAdapter',
@@ -80,6 +74,8 @@ export const queueSettingsSchema = z
 export const queueConfigSchema = z
   .object({
     queue_configs: z.record(z.string().min(1), queueSettingsSchema).default({}),
+    /** How long one attempt of a job may run before it counts as failed (and is retried). */
+    job_timeout_ms: positiveIntSchema.default(30000),
     adapter: queueAdapterSchema,
   })
   .strict();

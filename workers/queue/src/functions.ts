@@ -1,0 +1,148 @@
+/**
+ * The functions svc-queue provides (listed in README.md): the enqueue hook behind `TriggerAction.Enqueue`, publish
+ * to a topic, direct enqueue, and the admin functions the console's Queues page uses.
+ */
+import type { SvcClient } from '@svc/sdk';
+import type { QueueBackend } from './adapters/types.js';
+import type { Consumers } from './consumers.js';
+import { asObject, badInput, int, optStr, queueName, str } from './input.js';
+import type { Subscriptions } from './triggers.js';
+
+export function registerQueueFunctions(
+  client: SvcClient,
+  backend: QueueBackend,
+  consumers: Consumers,
+  subs: Subscriptions,
+): void {
+  const fn = (
+    id: string,
+    description: string,
+    handler: (input: unknown) => Promise<unknown>,
+    aliases: string[] = [],
+  ) => {
+    for (const name of [id, ...aliases]) client.registerFunction(name, handler, { description });
+  };
+
+  fn(
+    'engine::queue::enqueue',
+    'Enqueues a function call (TriggerAction.Enqueue); resolves once durable',
+    async (input) => {
+      const f = 'engine::queue::enqueue';
+      const o = asObject(input, f);
+      const queue = str(o, 'queue', f);
+      const id = optStr(o, 'messageReceiptId', f);
+      await consumers.ensure(queue);
+      const messageReceiptId = await backend.enqueue(queue, {
+        ...(id ? { id } : {}),
+        function_id: str(o, 'function_id', f),
+        data: o.data ?? null,
+        traceparent: optStr(o, 'traceparent', f) ?? null,
+        baggage: optStr(o, 'baggage', f) ?? null,
+      });
+      return { messageReceiptId };
+    },
+  );
+
+  fn('queue::enqueue', 'Enqueues a call of function_id on a queue: {queue, function_id, data, id?}', async (input) => {
+    const o = asObject(input, 'queue::enqueue');
+    const queue = queueName(o, 'queue::enqueue');
+    const id = optStr(o, 'id', 'queue::enqueue');
+    await consumers.ensure(queue);
+    const function_id = str(o, 'function_id', 'queue::enqueue');
+    const messageReceiptId = await backend.enqueue(queue, { ...(id ? { id } : {}), function_id, data: o.data ?? null });
+    return { queue, messageReceiptId };
+  });
+
+  fn('queue::publish', 'Publishes {topic, data}: one durable job per subscriber of the topic', async (input) => {
+    const o = asObject(input, 'queue::publish');
+    const topic = queueName(o, 'queue::publish', 'topic_not_set');
+    await consumers.ensure(topic);
+    const message_ids: string[] = [];
+    for (const s of subs.of(topic)) {
+      const job = { function_id: s.function_id, data: o.data ?? null, condition_function_id: s.condition_function_id };
+      message_ids.push(await backend.enqueue(topic, job));
+    }
+    return { topic, message_ids };
+  });
+
+  fn('engine::queue::ensure', 'Makes sure a queue exists and is consumed: {queue}', async (input) => {
+    const queue = queueName(asObject(input, 'engine::queue::ensure'), 'engine::queue::ensure');
+    await consumers.ensure(queue);
+    return backend.topicStats(queue);
+  });
+
+  registerAdminFunctions(fn, backend);
+}
+
+type Register = (id: string, d: string, h: (input: unknown) => Promise<unknown>, aliases?: string[]) => void;
+
+function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
+  fn(
+    'queue::list_topics',
+    'Every queue with its counts: {topics: [{queue, topic, waiting, active, delayed, dead}]}',
+    async () => ({ topics: (await backend.listTopics()).map((t) => ({ topic: t.queue, ...t })) }),
+    ['engine::queue::list_topics'],
+  );
+
+  fn(
+    'queue::topic_stats',
+    'Counts of one queue: {topic|queue}',
+    async (input) => {
+      const queue = queueName(asObject(input, 'queue::topic_stats'), 'queue::topic_stats');
+      return { topic: queue, ...(await backend.topicStats(queue)) };
+    },
+    ['engine::queue::topic_stats'],
+  );
+
+  fn(
+    'queue::dlq_topics',
+    'Queues that hold dead letters: {topics: [{queue, topic, count}]}',
+    async () => ({
+      topics: (await backend.listTopics())
+        .filter((t) => t.dead > 0)
+        .map((t) => ({ queue: t.queue, topic: t.queue, count: t.dead })),
+    }),
+    ['engine::queue::dlq_topics'],
+  );
+
+  fn(
+    'queue::dlq_messages',
+    'Dead letters of a queue, paged: {topic|queue, offset = 0, limit = 50}',
+    async (input) => {
+      const f = 'queue::dlq_messages';
+      const o = asObject(input, f);
+      const page = await backend.listDeadLetters(
+        queueName(o, f),
+        int(o, 'offset', 0, 0, 1e9, f),
+        int(o, 'limit', 50, 1, 1000, f),
+      );
+      return { topic: page.queue, ...page };
+    },
+    ['engine::queue::dlq_messages'],
+  );
+
+  fn('queue::redrive', 'Moves every dead letter of a queue back into it: {queue|topic}', async (input) => {
+    const queue = queueName(asObject(input, 'queue::redrive'), 'queue::redrive');
+    return { queue, redriven: await backend.redrive(queue) };
+  });
+
+  fn('queue::redrive_message', 'Moves one dead letter back: {queue|topic, message_id}', async (input) => {
+    const f = 'queue::redrive_message';
+    const o = asObject(input, f);
+    const queue = queueName(o, f);
+    const message_id = str(o, 'message_id', f);
+    const redriven = await backend.redriveMessage(queue, message_id);
+    if (!redriven) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, 'not_found');
+    return { queue, message_id, redriven };
+  });
+
+  fn('queue::discard_message', 'Deletes one dead letter for good: {queue|topic, message_id}', async (input) => {
+    const f = 'queue::discard_message';
+    const o = asObject(input, f);
+    const queue = queueName(o, f);
+    const message_id = str(o, 'message_id', f);
+    const discarded = await backend.discardMessage(queue, message_id);
+    if (!discarded) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, 'not_found');
+    return { queue, message_id, discarded, redriven: false };
+  });
+}

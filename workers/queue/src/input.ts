@@ -1,0 +1,40 @@
+/** Validation of the queue functions' inputs (untrusted: they come from any worker). */
+import { InvocationError } from '@svc/sdk';
+
+export type Obj = Record<string, unknown>;
+
+export function badInput(message: string, code = 'invalid_arguments'): InvocationError {
+  return new InvocationError({ code, message });
+}
+
+export function asObject(input: unknown, fn: string): Obj {
+  if (input && typeof input === 'object' && !Array.isArray(input)) return input as Obj;
+  throw badInput(`${fn} expects an object`);
+}
+
+export function str(o: Obj, key: string, fn: string): string {
+  const v = o[key];
+  if (typeof v === 'string' && v.length > 0) return v;
+  throw badInput(`${fn}: '${key}' must be a non-empty string`);
+}
+
+export function optStr(o: Obj, key: string, fn: string): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  throw badInput(`${fn}: '${key}' must be a string`);
+}
+
+/** The queue named by `queue` or its alias `topic`. */
+export function queueName(o: Obj, fn: string, code = 'invalid_arguments'): string {
+  const v = o.queue ?? o.topic;
+  if (typeof v === 'string' && v.length > 0) return v;
+  throw badInput(`${fn}: 'queue' (or 'topic') must be a non-empty string`, code);
+}
+
+export function int(o: Obj, key: string, dflt: number, min: number, max: number, fn: string): number {
+  const v = o[key];
+  if (v === undefined || v === null) return dflt;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) return v;
+  throw badInput(`${fn}: '${key}' must be an integer from ${min} to ${max}`);
+}
