@@ -1,0 +1,140 @@
+/**
+ * PubSub end to end, real processes: `publish {topic, data}` fans out to every `subscribe` binding of the topic,
+ * in several worker processes (our SDK and iii-sdk@0.22.1), each binding once per message with `data` itself as
+ * its payload; no topic → `topic_not_set`. Across two engines through Redis (KvserverAdapter): a message published
+ * on either engine reaches the subscribers of both, once each.
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InvocationError, registerWorker, type SvcClient } from '@svc/sdk';
+import { spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+
+const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SUBSCRIBER = 'test/e2e/pubsub-subscriber.mjs';
+const cleanup: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+const pubsub = (adapter: object) => ({ class: 'modules::pubsub::PubSubModule', config: { adapter } });
+
+async function engineWith(adapter: object): Promise<EngineProcess> {
+  const engine = await startEngine({ modules: [pubsub(adapter)] });
+  cleanup.push(() => engine.stop());
+  return engine;
+}
+
+async function subscriber(url: string, name: string, topics: string[], sdk: 'svc' | 'iii' = 'svc'): Promise<Child> {
+  const child = spawnWorker(SUBSCRIBER, { SVC_URL: url, NAME: name, TOPICS: topics.join(','), SDK: sdk });
+  cleanup.push(() => child.stop());
+  await child.waitForOutput('ready');
+  return child;
+}
+
+async function publisher(url: string): Promise<SvcClient> {
+  const client = registerWorker(url, { workerName: 'publisher', logger: pino({ level: 'silent' }) });
+  cleanup.push(() => client.shutdown());
+  await client.ready();
+  return client;
+}
+
+/** Payloads received per function id, from a subscriber's "recv <fn> <json>" lines. */
+function received(child: Child): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  for (const line of child.logs().split('\n')) {
+    const match = /^recv (\S+) (.*)$/.exec(line);
+    if (!match) continue;
+    out.set(match[1]!, [...(out.get(match[1]!) ?? []), JSON.parse(match[2]!)]);
+  }
+  return out;
+}
+
+const count = (children: Child[]) => children.reduce((n, c) => n + [...received(c).values()].flat().length, 0);
+
+/** Waits until the registrations reached the module (a probe message is delivered to every binding). */
+async function warmUp(client: SvcClient, children: Child[], topics: string[], bindings: number): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const topic of topics) await client.trigger({ function_id: 'publish', payload: { topic, data: 'probe' } });
+      await new Promise((r) => setTimeout(r, 100));
+      const probes = children.flatMap((c) => [...received(c).entries()]).filter(([, v]) => v.includes('probe'));
+      return probes.length >= bindings;
+    },
+    10000,
+    'subscribers bound',
+  );
+}
+
+const withoutProbes = (m: Map<string, unknown[]>) =>
+  new Map([...m].map(([k, v]) => [k, v.filter((p) => p !== 'probe')] as const));
+
+describe('pubsub', () => {
+  it('fans out to every subscriber binding in several workers, once each, with data as the payload', async () => {
+    const engine = await engineWith({ class: 'modules::pubsub::LocalAdapter' });
+    const topic = `orders.${randomUUID().slice(0, 8)}`;
+    const other = `${topic}.other`;
+    const a = await subscriber(engine.url, 'sub-a', [topic, topic, other]);
+    const b = await subscriber(engine.url, 'sub-b', [topic], 'iii');
+    const client = await publisher(engine.url);
+    await warmUp(client, [a, b], [topic, other], 4);
+
+    const before = count([a, b]);
+    const messages = [{ order: 1, items: ['x'] }, 'text', 42, [1, 2], { order: 5, nested: { deep: true } }];
+    for (const data of messages) {
+      expect(await client.trigger({ function_id: 'publish', payload: { topic, data } })).toBeUndefined();
+    }
+    await waitFor(() => count([a, b]) >= before + messages.length * 3, 5000, 'all deliveries');
+    await new Promise((r) => setTimeout(r, 200)); // nothing more arrives
+    const gotA = withoutProbes(received(a));
+    const gotB = withoutProbes(received(b));
+    // Each binding got each message once, in order, exactly as published.
+    expect(gotA.get('sub-a::on-0')).toEqual(messages);
+    expect(gotA.get('sub-a::on-1')).toEqual(messages);
+    expect(gotB.get('sub-b::on-0')).toEqual(messages);
+    expect(gotA.get('sub-a::on-2')).toEqual([]); // another topic
+  });
+
+  it('refuses a publish without a topic with topic_not_set', async () => {
+    const engine = await engineWith({ class: 'modules::pubsub::LocalAdapter' });
+    const client = await publisher(engine.url);
+    for (const payload of [{ data: 1 }, { topic: '', data: 1 }, { topic: 5 }]) {
+      const error = await client.trigger({ function_id: 'publish', payload }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvocationError);
+      expect((error as InvocationError).code).toBe('topic_not_set');
+    }
+  });
+
+  it('crosses two engines through Redis: each subscriber gets each message once', async () => {
+    const adapter = {
+      class: 'modules::pubsub::KvserverAdapter',
+      config: { kvserver_url: REDIS_URL, channel_prefix: `test:${randomUUID()}:` },
+    };
+    const [one, two] = await Promise.all([engineWith(adapter), engineWith(adapter)]);
+    const topic = `events.${randomUUID().slice(0, 8)}`;
+    const onOne = await subscriber(one.url, 'on-one', [topic]);
+    const onTwo = await subscriber(two.url, 'on-two', [topic, topic]);
+    const pubOne = await publisher(one.url);
+    const pubTwo = await publisher(two.url);
+    await warmUp(pubOne, [onOne, onTwo], [topic], 3);
+
+    const before = count([onOne, onTwo]);
+    for (let i = 0; i < 5; i++) {
+      await pubOne.trigger({ function_id: 'publish', payload: { topic, data: { seq: i, from: 'one' } } });
+      await pubTwo.trigger({ function_id: 'publish', payload: { topic, data: { seq: i, from: 'two' } } });
+    }
+    await waitFor(() => count([onOne, onTwo]) >= before + 30, 5000, 'deliveries on both engines');
+    await new Promise((r) => setTimeout(r, 200));
+    const expected = (from: string) => [0, 1, 2, 3, 4].map((seq) => ({ seq, from }));
+    for (const [child, fn] of [
+      [onOne, 'on-one::on-0'],
+      [onTwo, 'on-two::on-0'],
+      [onTwo, 'on-two::on-1'],
+    ] as const) {
+      const got = withoutProbes(received(child)).get(fn) as Array<{ from: string }>;
+      expect(got.filter((g) => g.from === 'one')).toEqual(expected('one'));
+      expect(got.filter((g) => g.from === 'two')).toEqual(expected('two'));
+      expect(got).toHaveLength(10);
+    }
+  });
+});
