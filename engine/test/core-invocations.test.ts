@@ -1,0 +1,253 @@
+/**
+ * The core over in-memory connections: routing, replicas, results, void, enqueue, timeouts and cancellation.
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineCore } from '../src/core/engine-core.js';
+import type { Worker } from '../src/core/worker.js';
+import { MemoryConnection } from './memory-connection.js';
+
+const logger = pino({ level: 'silent' });
+let core: EngineCore;
+
+function connect(features: string[] = []): { conn: MemoryConnection; worker: Worker } {
+  const conn = new MemoryConnection(features);
+  return { conn, worker: core.attach(conn) };
+}
+
+function invoke(worker: Worker, functionId: string, data: unknown = {}, extra: Record<string, unknown> = {}): string {
+  const id = randomUUID();
+  core.receive(worker, { type: 'invokefunction', invocation_id: id, function_id: functionId, data, ...extra });
+  return id;
+}
+
+function answer(worker: Worker, invocationId: string, result: unknown): void {
+  core.receive(worker, { type: 'invocationresult', invocation_id: invocationId, function_id: 'f', result });
+}
+
+afterEach(() => {
+  for (const w of [...(core?.workers.values() ?? [])]) core.detach(w);
+});
+
+describe('core routing', () => {
+  it('greets each connection with a worker id and a reattach token', () => {
+    core = new EngineCore({ logger });
+    const { conn, worker } = connect();
+    expect(conn.sent[0]).toEqual({
+      type: 'workerregistered',
+      worker_id: worker.id,
+      reattach_token: expect.any(String),
+    });
+  });
+
+  it('routes a sync call to the executor with _caller_worker_id and relays the result under the caller id', () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'a::b' });
+    const id = invoke(caller.worker, 'a::b', { x: 1 }, { metadata: { m: 1 } });
+    const [call] = exec.conn.of('invokefunction');
+    expect(call).toMatchObject({ invocation_id: id, function_id: 'a::b', metadata: { m: 1 } });
+    expect(call!.data).toEqual({ x: 1, _caller_worker_id: caller.worker.id });
+    expect(call).not.toHaveProperty('action');
+    answer(exec.worker, id, { ok: true });
+    expect(caller.conn.of('invocationresult')).toEqual([
+      { type: 'invocationresult', invocation_id: id, function_id: 'a::b', result: { ok: true } },
+    ]);
+    expect(core.invocations.size).toBe(0);
+  });
+
+  it('answers function_not_found for an unknown id', () => {
+    core = new EngineCore({ logger });
+    const caller = connect();
+    invoke(caller.worker, 'nope');
+    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('function_not_found');
+  });
+
+  it('ignores a result from a worker that is not the executor', () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const caller = connect();
+    const intruder = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    const id = invoke(caller.worker, 'f');
+    answer(intruder.worker, id, 'forged');
+    expect(caller.conn.of('invocationresult')).toHaveLength(0);
+    answer(exec.worker, id, 'real');
+    expect(caller.conn.of('invocationresult')[0]?.result).toBe('real');
+  });
+
+  it('void: the executor gets a fresh id and its answer is dropped; the caller gets nothing', () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(caller.worker, { type: 'invokefunction', function_id: 'f', data: {}, action: { type: 'void' } });
+    const [call] = exec.conn.of('invokefunction');
+    expect(call?.invocation_id).toMatch(/^[0-9a-f-]{36}$/);
+    answer(exec.worker, call!.invocation_id!, 'x');
+    expect(caller.conn.of('invocationresult')).toHaveLength(0);
+    expect(core.invocations.size).toBe(0);
+  });
+});
+
+describe('replicas', () => {
+  it('spreads calls over replicas (least in-flight, round-robin among equals)', () => {
+    core = new EngineCore({ logger });
+    const a = connect();
+    const b = connect();
+    const caller = connect();
+    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    for (let i = 0; i < 4; i++) {
+      invoke(caller.worker, 'f');
+      const last = [...a.conn.of('invokefunction'), ...b.conn.of('invokefunction')];
+      expect(last).toHaveLength(i + 1);
+    }
+    expect(a.conn.of('invokefunction')).toHaveLength(2);
+    expect(b.conn.of('invokefunction')).toHaveLength(2);
+    // sequential calls (answered at once) alternate too
+    for (const call of [...a.conn.of('invokefunction'), ...b.conn.of('invokefunction')]) {
+      const owner = a.conn.of('invokefunction').includes(call) ? a : b;
+      answer(owner.worker, call.invocation_id!, 1);
+    }
+    for (let i = 0; i < 4; i++) {
+      const id = invoke(caller.worker, 'f');
+      const owner = a.conn.of('invokefunction').some((c) => c.invocation_id === id) ? a : b;
+      answer(owner.worker, id, 1);
+    }
+    expect(a.conn.of('invokefunction')).toHaveLength(4);
+    expect(b.conn.of('invokefunction')).toHaveLength(4);
+  });
+
+  it('prefers the replica with fewer calls in flight', () => {
+    core = new EngineCore({ logger });
+    const a = connect();
+    const b = connect();
+    const caller = connect();
+    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    invoke(caller.worker, 'f'); // → a (busy from now on)
+    const first = b.conn.of('invokefunction')[0];
+    if (first) answer(b.worker, first.invocation_id!, 1); // whichever got it, free b
+    for (let i = 0; i < 3; i++) {
+      const id = invoke(caller.worker, 'f');
+      const onB = b.conn.of('invokefunction').some((c) => c.invocation_id === id);
+      if (onB) answer(b.worker, id, 1);
+    }
+    expect(a.conn.of('invokefunction')).toHaveLength(1);
+  });
+
+  it('unregisterfunction removes only the sender; a disconnect takes a replica out of rotation', () => {
+    core = new EngineCore({ logger });
+    const a = connect();
+    const b = connect();
+    const caller = connect();
+    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(a.worker, { type: 'unregisterfunction', id: 'f' });
+    for (let i = 0; i < 3; i++) invoke(caller.worker, 'f');
+    expect(a.conn.of('invokefunction')).toHaveLength(0);
+    expect(b.conn.of('invokefunction')).toHaveLength(3);
+    core.detach(b.worker);
+    invoke(caller.worker, 'f');
+    expect(caller.conn.of('invocationresult').at(-1)?.error?.code).toBe('function_not_found');
+  });
+});
+
+describe('cancellation', () => {
+  it('an executor disconnect stops every waiting call at once', () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    const ids = [invoke(caller.worker, 'f'), invoke(caller.worker, 'f'), invoke(caller.worker, 'f')];
+    core.detach(exec.worker);
+    const results = caller.conn.of('invocationresult');
+    expect(results.map((r) => r.invocation_id).sort()).toEqual([...ids].sort());
+    expect(results.every((r) => r.error?.code === 'invocation_stopped')).toBe(true);
+    expect(core.invocations.size).toBe(0);
+  });
+
+  it('a caller disconnect sends cancelinvocation only to executors that announced the cancel feature', () => {
+    core = new EngineCore({ logger });
+    const modern = connect(['cancel']);
+    const legacy = connect();
+    const caller = connect();
+    core.receive(modern.worker, { type: 'registerfunction', id: 'm' });
+    core.receive(legacy.worker, { type: 'registerfunction', id: 'l' });
+    const id = invoke(caller.worker, 'm');
+    invoke(caller.worker, 'l');
+    core.detach(caller.worker);
+    expect(modern.conn.of('cancelinvocation')).toEqual([
+      { type: 'cancelinvocation', invocation_id: id, reason: 'caller_disconnected' },
+    ]);
+    expect(legacy.conn.sent.some((m) => (m.type as string) === 'cancelinvocation')).toBe(false);
+    expect(core.invocations.size).toBe(0);
+  });
+
+  it('times out with invocation_timeout, cancels the executor and drops the late result', async () => {
+    core = new EngineCore({ logger, invocationTimeoutMs: 40 });
+    const exec = connect(['cancel']);
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    const id = invoke(caller.worker, 'f');
+    await new Promise((r) => setTimeout(r, 80));
+    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('invocation_timeout');
+    expect(exec.conn.of('cancelinvocation')[0]).toMatchObject({ invocation_id: id, reason: 'timeout' });
+    answer(exec.worker, id, 'late');
+    expect(caller.conn.of('invocationresult')).toHaveLength(1);
+  });
+
+  it('honours timeout_ms on the call', async () => {
+    core = new EngineCore({ logger, invocationTimeoutMs: 60_000 });
+    const exec = connect();
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    invoke(caller.worker, 'f', {}, { timeout_ms: 30 });
+    await new Promise((r) => setTimeout(r, 70));
+    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('invocation_timeout');
+  });
+});
+
+describe('enqueue', () => {
+  it('answers enqueue_error without a provider', () => {
+    core = new EngineCore({ logger });
+    const caller = connect();
+    invoke(caller.worker, 'f', {}, { action: { type: 'enqueue', queue: 'q' } });
+    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('enqueue_error');
+  });
+
+  it('goes through engine::queue::enqueue and returns the engine-owned receipt', () => {
+    core = new EngineCore({ logger });
+    const queue = connect();
+    const caller = connect();
+    core.receive(queue.worker, { type: 'registerfunction', id: 'engine::queue::enqueue' });
+    const id = invoke(caller.worker, 'jobs::run', { n: 1 }, { action: { type: 'enqueue', queue: 'jobs' } });
+    const [call] = queue.conn.of('invokefunction');
+    const data = call!.data as { messageReceiptId: string };
+    expect(data).toMatchObject({ queue: 'jobs', function_id: 'jobs::run', data: { n: 1 }, traceparent: null });
+    answer(queue.worker, call!.invocation_id!, { whatever: 1 });
+    expect(caller.conn.of('invocationresult')[0]).toMatchObject({
+      invocation_id: id,
+      result: { messageReceiptId: data.messageReceiptId },
+    });
+  });
+
+  it('maps a provider failure to enqueue_error', () => {
+    core = new EngineCore({ logger });
+    const queue = connect();
+    const caller = connect();
+    core.receive(queue.worker, { type: 'registerfunction', id: 'engine::queue::enqueue' });
+    invoke(caller.worker, 'jobs::run', {}, { action: { type: 'enqueue', queue: 'jobs' } });
+    const [call] = queue.conn.of('invokefunction');
+    core.receive(queue.worker, {
+      type: 'invocationresult',
+      invocation_id: call!.invocation_id!,
+      function_id: 'engine::queue::enqueue',
+      error: { code: 'x', message: 'disk full' },
+    });
+    expect(caller.conn.of('invocationresult')[0]?.error).toEqual({ code: 'enqueue_error', message: 'disk full' });
+  });
+});
