@@ -1,3 +1,4 @@
+/* global Buffer */
 // The floor of the HTTP benchmark: a plain node http server answering the same JSON in one process.
 import { createServer } from 'node:http';
 

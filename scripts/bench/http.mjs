@@ -1,3 +1,4 @@
+/* global clearTimeout, fetch */
 /**
  * HTTP benchmark: requests/s and latency (p50, p99) of GET /bench/hello through svc-http → engine → worker → back,
  * driven by autocannon at 100 connections, beside a plain node http server answering the same JSON in one process
