@@ -1,0 +1,30 @@
+/** The short human-readable ready banner (stderr): engine URL, ports, workers, modules, config file. */
+import type { DeepReadonly, SvcConfig } from '@svc/config';
+import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
+
+export interface BannerInput {
+  running: RunningSvc;
+  workers: WorkerStatus[];
+  source: string;
+  readyMs: number;
+  config: DeepReadonly<SvcConfig>;
+}
+
+export function formatBanner({ running, workers, source, readyMs, config }: BannerInput): string {
+  const lines = [
+    `svc ready in ${readyMs} ms`,
+    `  engine   ${running.engine.url}  (workers connect here; port ${running.engine.port})`,
+  ];
+  for (const entry of config.modules) {
+    const port = (entry.config as { port?: unknown }).port;
+    if (typeof port === 'number' && entry.class === 'modules::api::RestApiModule') lines.push(`  http     :${port}`);
+    if (typeof port === 'number' && entry.class === 'modules::stream::StreamModule') lines.push(`  stream   :${port}`);
+  }
+  if (workers.length > 0) {
+    const shown = workers.map((w) => `${w.name} (${w.state}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`);
+    lines.push(`  workers  ${shown.join(', ')}`);
+  }
+  if (running.modules.length > 0) lines.push(`  modules  ${running.modules.join(', ')}`);
+  lines.push(`  config   ${source}`);
+  return `${lines.join('\n')}\n`;
+}

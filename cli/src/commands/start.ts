@@ -1,0 +1,124 @@
+/**
+ * `svc [-c path]`: load the config (flag, ./svc-config.yaml, or the embedded default), start the engine with its
+ * modules and supervised capability workers, print the ready banner, and stop everything on SIGTERM/SIGINT.
+ */
+import pino, { type Logger } from 'pino';
+import { ConfigError, loadConfig, type LoadedConfig } from '@svc/config';
+import { runSvc, type RunningSvc } from '@svc/engine/run';
+import { formatBanner } from '../banner.js';
+import { EXIT } from '../exit-codes.js';
+
+export interface StartArgs {
+  configPath: string | undefined;
+}
+
+export async function startCommand(args: StartArgs): Promise<number | undefined> {
+  const startedAt = performance.now();
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(args.configPath);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  const { config, source, warnings } = loaded;
+  const logger = pino({ name: 'svc', level: config.log_level });
+  logger.info(
+    { config_file: source.path, source: source.kind },
+    `using config file ${source.path} (${describeSource(source.kind)})`,
+  );
+  for (const warning of warnings) logger.warn(warning);
+
+  // A signal during start-up is honoured once the engine is up (its children must be stopped, not orphaned).
+  let early: NodeJS.Signals | undefined;
+  const onEarlySignal = (signal: NodeJS.Signals): void => {
+    early = signal;
+  };
+  process.on('SIGTERM', onEarlySignal);
+  process.on('SIGINT', onEarlySignal);
+  let running: RunningSvc;
+  try {
+    running = await runSvc(config, { logger });
+  } catch (err) {
+    logger.fatal({ err }, `svc failed to start: ${(err as Error).message}`);
+    process.stderr.write(`svc: failed to start: ${(err as Error).message}\n`);
+    return EXIT.error;
+  } finally {
+    process.off('SIGTERM', onEarlySignal);
+    process.off('SIGINT', onEarlySignal);
+  }
+  const stop = installShutdown(running, logger, config.shutdown_grace_ms);
+  if (early) {
+    stop(early);
+    return undefined;
+  }
+  const workers = await running.waitForWorkers();
+  if (stopping) return undefined;
+  const readyMs = Math.round(performance.now() - startedAt);
+  logger.info(
+    {
+      url: running.engine.url,
+      port: running.engine.port,
+      config_file: source.path,
+      workers,
+      modules: running.modules,
+      ready_ms: readyMs,
+    },
+    'svc ready',
+  );
+  process.stderr.write(formatBanner({ running, workers, source: source.path, readyMs, config }));
+  for (const worker of workers) {
+    if (worker.state !== 'ready')
+      logger.warn({ worker }, `${worker.name} is ${worker.state}${worker.reason ? `: ${worker.reason}` : ''}`);
+  }
+  return undefined;
+}
+
+function describeSource(kind: LoadedConfig['source']['kind']): string {
+  switch (kind) {
+    case 'flag':
+      return 'from -c/--config';
+    case 'cwd':
+      return './svc-config.yaml in the working directory';
+    case 'embedded':
+      return 'the embedded default; pass -c <file> or add ./svc-config.yaml to use your own';
+    case 'inline':
+      return 'inline';
+  }
+}
+
+/** First signal: orderly stop (children get SIGTERM, then SIGKILL after the grace period). Second: exit now. */
+let stopping = false;
+
+function installShutdown(running: RunningSvc, logger: Logger, graceMs: number): (signal: NodeJS.Signals) => void {
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(EXIT.error);
+    }
+    stopping = true;
+    logger.info({ signal }, 'svc stopping');
+    // A module that hangs on close must not keep svc alive forever.
+    const watchdog = setTimeout(() => {
+      logger.error('svc did not stop in time; exiting');
+      process.exit(EXIT.error);
+    }, graceMs + 3000);
+    watchdog.unref();
+    running.close().then(
+      () => {
+        logger.info('svc stopped');
+        process.exit(EXIT.ok);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'svc stopped with an error');
+        process.exit(EXIT.error);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return stop;
+}

@@ -1,0 +1,72 @@
+/**
+ * Config entry → what runs (DESIGN.md): a capability worker class becomes a supervised child process
+ * (`node workers/<dir>/dist/main.js` with its resolved config in `SVC_MODULE_CONFIG`); an engine module class
+ * becomes the module its factory builds. A class whose implementation is not part of this build is reported, not
+ * silently dropped.
+ */
+import {
+  MODULE_CLASSES,
+  workerForClass,
+  type DeepReadonly,
+  type ExecConfig,
+  type HttpFunctionsConfig,
+  type ModuleEntry,
+} from '@svc/config';
+import { createExecModule } from './exec/index.js';
+import { createHttpFunctionsModule } from './http-functions/index.js';
+import type { EngineModule } from './module.js';
+import { createPubSubModule } from './pubsub/index.js';
+import { findWorkerMain, workerMainCandidates } from './worker-path.js';
+
+export interface ModuleFactoryOptions {
+  /** SIGTERM → SIGKILL grace for supervised processes (`shutdown_grace_ms`). */
+  graceMs: number;
+}
+
+export type PlannedModule =
+  | { kind: 'engine'; class: string; module: EngineModule }
+  | { kind: 'worker'; class: string; workerName: string; main: string; module: EngineModule }
+  | { kind: 'unavailable'; class: string; reason: string };
+
+/** Copies the frozen resolved config into a plain mutable object (factories may validate it again). */
+function plain<T>(value: DeepReadonly<T>): T {
+  return structuredClone(value) as T;
+}
+
+export function planModule(entry: DeepReadonly<ModuleEntry>, options: ModuleFactoryOptions): PlannedModule {
+  const worker = workerForClass(entry.class);
+  if (worker) {
+    const workerName = entry.name ?? worker.name;
+    const main = findWorkerMain(worker.dir);
+    if (!main) {
+      return {
+        kind: 'unavailable',
+        class: entry.class,
+        reason: `${workerName} is not built (looked for ${workerMainCandidates(worker.dir)[0]}); run npm run build`,
+      };
+    }
+    const module = createExecModule(
+      { exec: [process.execPath, main] },
+      { name: workerName, env: { SVC_MODULE_CONFIG: JSON.stringify(entry.config) }, graceMs: options.graceMs },
+    );
+    return { kind: 'worker', class: entry.class, workerName, main, module };
+  }
+  switch (entry.class) {
+    case MODULE_CLASSES.exec: {
+      const config = plain<ExecConfig>(entry.config as DeepReadonly<ExecConfig>);
+      return { kind: 'engine', class: entry.class, module: createExecModule(config, { graceMs: options.graceMs }) };
+    }
+    case MODULE_CLASSES.pubsub:
+      return { kind: 'engine', class: entry.class, module: createPubSubModule(plain(entry.config)) };
+    case MODULE_CLASSES.httpFunctions:
+      return {
+        kind: 'engine',
+        class: entry.class,
+        module: createHttpFunctionsModule(
+          plain<HttpFunctionsConfig>(entry.config as DeepReadonly<HttpFunctionsConfig>),
+        ),
+      };
+    default:
+      return { kind: 'unavailable', class: entry.class, reason: `${entry.class} is not implemented in this build yet` };
+  }
+}
