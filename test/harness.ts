@@ -131,7 +131,9 @@ async function launch(
   if (!useCli && (options.modules?.length ?? 0) > 0) {
     throw new Error('startEngine: modules need the CLI (cli/dist/main.js); build it with `npx tsc -b cli`');
   }
-  const args = useCli ? [CLI_MAIN, '-c', configPath] : [ENGINE_MAIN, '--port', String(port)];
+  const args = useCli
+    ? [CLI_MAIN, '-c', configPath]
+    : [ENGINE_MAIN, '--port', String(port), ...bareFlags(options.config ?? {})];
   args.push(...(options.extraArgs ?? []));
   const child = spawnChild(process.execPath, args, { ...process.env, ...options.env }, dir);
   const url = `ws://127.0.0.1:${port}`;
@@ -146,23 +148,41 @@ async function launch(
     await child.kill();
     throw err;
   }
+  const stop = child.stop.bind(child);
   const engine: EngineProcess = Object.assign(child, {
     url,
     port,
     dir,
     configPath,
     restart: async () => {
-      await child.stop();
+      await stop();
       return launch(options, port, dir, configPath);
     },
   });
-  const stop = child.stop.bind(child);
   engine.stop = async (graceMs?: number) => {
     const code = await stop(graceMs);
     rmSync(dir, { recursive: true, force: true });
     return code;
   };
   return engine;
+}
+
+/** The bare engine takes the engine-level config keys as flags. */
+const BARE_FLAGS: Record<string, string> = {
+  invocation_timeout_ms: '--invocation-timeout-ms',
+  heartbeat_interval_ms: '--heartbeat-interval-ms',
+  heartbeat_timeout_ms: '--heartbeat-timeout-ms',
+  max_payload_bytes: '--max-payload',
+  max_buffered_bytes: '--max-buffered-bytes',
+  log_level: '--log-level',
+};
+
+function bareFlags(config: Record<string, unknown>): string[] {
+  return Object.entries(config).flatMap(([key, value]) => {
+    const flag = BARE_FLAGS[key];
+    if (flag === undefined) throw new Error(`startEngine: config key "${key}" is not supported by the bare engine`);
+    return [flag, String(value)];
+  });
 }
 
 /** Resolves once a WebSocket to `url` gets `workerregistered` (the engine accepts workers). */
@@ -250,6 +270,13 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv, cwd
       exited = true;
       children.delete(proc);
       resolveExit(code);
+    });
+    proc.on('error', (err) => {
+      // spawn failed (bad cwd or binary): report it as output and as an exit, never as an uncaught error
+      onData(Buffer.from(`spawn failed: ${err.message}\n`));
+      exited = true;
+      children.delete(proc);
+      resolveExit(-1);
     });
   });
   const child: Child = {
