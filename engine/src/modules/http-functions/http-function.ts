@@ -27,7 +27,7 @@ export function httpFunctionHandler(functionId: string, invocation: () => HttpIn
   return async (payload: unknown, context: HandlerContext): Promise<unknown> => {
     const ref = invocation();
     const method = (ref.method ?? 'POST').toUpperCase();
-    const body = BODYLESS.has(method) ? undefined : Buffer.from(JSON.stringify(payload ?? null));
+    const body = BODYLESS.has(method) ? undefined : Buffer.from(JSON.stringify(outboundPayload(payload)));
     const timestamp = String(Math.floor(Date.now() / 1000));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -54,6 +54,15 @@ export function httpFunctionHandler(functionId: string, invocation: () => HttpIn
       throw asInvocationError(err, method, ref.url);
     }
   };
+}
+
+/** The engine's routing key `_caller_worker_id` is internal: it is not sent to a third party. */
+function outboundPayload(payload: unknown): unknown {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || !('_caller_worker_id' in payload)) {
+    return payload ?? null;
+  }
+  const { _caller_worker_id: _dropped, ...rest } = payload as Record<string, unknown>;
+  return rest;
 }
 
 function toResult(method: string, url: string, status: number, body: Buffer): unknown {
