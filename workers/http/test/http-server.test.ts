@@ -3,6 +3,7 @@
  * covered by test/e2e/http-*.test.ts). Checks the status paths and slot accounting of the server itself.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
 import { request, Agent } from 'undici';
 import pino from 'pino';
 import { HttpServer } from '../src/server/http-server.js';
@@ -98,5 +99,25 @@ describe('HttpServer', () => {
     await expect.poll(() => server.inFlight).toBe(0);
     release.splice(0).forEach((r) => r());
     await agent.close();
+  });
+
+  it('ends a trickling upload at the deadline with 408, closes the socket and frees the slot', async () => {
+    let calls = 0;
+    const { server, add, base } = await start({ invoke: async () => void calls++ }, { timeout: 300 });
+    add('up', 'POST', '/up');
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.write('POST /up HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{');
+    const drip = setInterval(() => socket.writable && socket.write(' '), 100);
+    await expect.poll(() => server.inFlight).toBe(1);
+    await closed;
+    clearInterval(drip);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toContain('REQUEST_TIMEOUT');
+    expect(server.inFlight).toBe(0);
+    expect(calls).toBe(0);
   });
 });
