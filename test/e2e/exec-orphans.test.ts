@@ -1,0 +1,37 @@
+/**
+ * RELIABILITY.md 38b: after `kill -9` of the engine, the capability workers it spawned notice the closed socket
+ * and exit on their own (SVC_SUPERVISED=1): none is left running.
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, startEngine, waitFor, waitForFunction } from '../harness.js';
+import { processState } from './exec-helpers.js';
+
+const stateBuilt = existsSync(join(ROOT, 'workers/state/dist/main.js'));
+
+describe('kill -9 of the engine', () => {
+  it.runIf(stateBuilt)('leaves no spawned capability worker running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-orphan-'));
+    const engine = await startEngine({
+      config: { heartbeat_interval_ms: 1000, heartbeat_timeout_ms: 3000 },
+      modules: [
+        {
+          name: 'svc-state',
+          config: {
+            adapter: { class: 'modules::state::adapters::KvStore', config: { file_path: join(dir, 'state') } },
+          },
+        },
+      ],
+    });
+    await waitForFunction(engine.url, 'state::get', 15000);
+    const match = /"process":"svc-state","pid":(\d+)/.exec(engine.logs());
+    const pid = Number(match?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(processState(pid)).toBe('running');
+    await engine.kill();
+    // Orphans are re-parented to PID 1; whether it reaps them is up to the host, so a zombie counts as exited.
+    await waitFor(() => processState(pid) !== 'running', 10000, `svc-state (pid ${pid}) to exit`);
+  });
+});
