@@ -1,0 +1,269 @@
+/**
+ * Queue benchmark: jobs per second from enqueue to handler completion, 20,000 jobs, handler concurrency 10, a
+ * no-op handler, producers keeping 100 enqueues in flight. Rows per backend (builtin in-memory, builtin file,
+ * Redis through KvserverAdapter, RabbitMQ through BrokerAdapter), each beside the floor: BullMQ used directly on
+ * the same Redis, measured in the same run. A last row goes through the whole product: TriggerAction.Enqueue via
+ * the engine into a svc-queue process (builtin in-memory) and back out to a worker's function.
+ *
+ *   node scripts/bench/queue.mjs            (or through `npm run bench`)
+ *   SVC_BENCH_QUEUE_JOBS=5000 node scripts/bench/queue.mjs
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import WebSocket from 'ws';
+import net from 'node:net';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { BrokerAdapter, BuiltinQueueAdapter, KvserverAdapter } from '../../workers/queue/dist/index.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const JOBS = Number(process.env.SVC_BENCH_QUEUE_JOBS ?? 20000);
+const CONCURRENCY = 10;
+const IN_FLIGHT = 100;
+const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const AMQP_URL = process.env.SVC_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+/** Runs `enqueue(i)` for i < JOBS with IN_FLIGHT outstanding; resolves when `done()` reports JOBS completions. */
+async function drive(enqueue, completedRef) {
+  const start = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < JOBS) await enqueue(next++);
+    }),
+  );
+  while (completedRef.n < JOBS) await new Promise((r) => setTimeout(r, 2));
+  return JOBS / ((performance.now() - start) / 1000);
+}
+
+async function bullmqDirect(jobs = JOBS) {
+  const prefix = `bench${randomUUID().slice(0, 8)}`;
+  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue('direct', { connection, prefix });
+  const done = { n: 0 };
+  const worker = new Worker('direct', async () => void done.n++, { connection, prefix, concurrency: CONCURRENCY });
+  await worker.waitUntilReady();
+  const rate = await drive(
+    (i) =>
+      queue.add('job', { i }, { removeOnComplete: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } }),
+    done,
+  );
+  await worker.close();
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  connection.disconnect();
+  return rate;
+}
+
+async function adapterRate(adapter, cleanup = async () => undefined) {
+  await adapter.start();
+  const done = { n: 0 };
+  await adapter.consume('bench', async () => void done.n++);
+  try {
+    return await drive((i) => adapter.enqueue('bench', { function_id: 'bench::noop', data: { i } }), done);
+  } finally {
+    await adapter.close(1000);
+    await cleanup();
+  }
+}
+
+const common = { max_attempts: 3, backoff_ms: 1000, concurrency: CONCURRENCY, mode: 'concurrent' };
+
+function builtin(store_method) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-queue-'));
+  const adapter = new BuiltinQueueAdapter({
+    ...common,
+    poll_interval_ms: 100,
+    store_method,
+    file_path: dir,
+    save_interval_ms: 5000,
+  });
+  return adapterRate(adapter, async () => rmSync(dir, { recursive: true, force: true }));
+}
+
+function kvserver() {
+  const prefix = `bench${randomUUID().slice(0, 8)}`;
+  const adapter = new KvserverAdapter({
+    ...common,
+    kvserver_url: REDIS_URL,
+    prefix,
+    lock_duration_ms: 30000,
+    stalled_interval_ms: 30000,
+  });
+  return adapterRate(adapter, async () => {
+    const r = new Redis(REDIS_URL);
+    const keys = await r.keys(`${prefix}:*`);
+    if (keys.length) await r.del(...keys);
+    r.disconnect();
+  });
+}
+
+async function broker() {
+  const prefix = `bench${randomUUID().slice(0, 8)}`;
+  const adapter = new BrokerAdapter({
+    amqp_url: AMQP_URL,
+    prefix,
+    max_attempts: 3,
+    backoff_ms: 1000,
+    prefetch_count: CONCURRENCY,
+    queue_mode: 'standard',
+  });
+  return adapterRate(adapter, async () => {
+    const { default: amqp } = await import('amqplib');
+    const conn = await amqp.connect(AMQP_URL);
+    const ch = await conn.createChannel();
+    for (const q of [
+      `${prefix}.bench`,
+      `${prefix}.bench.dead`,
+      `${prefix}.bench.retry.1000ms`,
+      `${prefix}.bench.retry.2000ms`,
+    ])
+      await ch.deleteQueue(q).catch(() => undefined);
+    await conn.close().catch(() => undefined);
+  });
+}
+
+/** TriggerAction.Enqueue through a real engine and a real svc-queue process, to a function in this process. */
+async function throughEngine(log) {
+  const { registerWorker, TriggerAction } = await import('../../sdk/dist/index.js');
+  const { default: pino } = await import('pino');
+  const port = await freePort();
+  const url = `ws://127.0.0.1:${port}`;
+  const engine = spawn(process.execPath, [join(ROOT, 'engine/dist/main.js'), '--port', String(port)], {
+    stdio: 'ignore',
+  });
+  const config = {
+    adapter: {
+      class: 'modules::queue::BuiltinQueueAdapter',
+      config: { store_method: 'in_memory', concurrency: CONCURRENCY },
+    },
+  };
+  let queue;
+  const clients = [];
+  try {
+    await waitUntil(() => probe(url), 15000);
+    queue = spawn(process.execPath, [join(ROOT, 'workers/queue/dist/main.js')], {
+      env: { ...process.env, SVC_URL: url, SVC_MODULE_CONFIG: JSON.stringify(config), SVC_LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    const logger = pino({ level: 'silent' });
+    const worker = registerWorker(url, { workerName: 'bench-queue-handler', logger });
+    const caller = registerWorker(url, { workerName: 'bench-queue-caller', logger, invocationTimeoutMs: 60000 });
+    clients.push(worker, caller);
+    const done = { n: 0 };
+    worker.registerFunction('bench::noop', () => void done.n++);
+    await Promise.all([worker.ready(), caller.ready()]);
+    const enqueue = () =>
+      caller.trigger({ function_id: 'bench::noop', payload: {}, action: TriggerAction.Enqueue({ queue: 'bench' }) });
+    await waitUntil(
+      () =>
+        enqueue().then(
+          () => true,
+          () => false,
+        ),
+      15000,
+    ); // svc-queue is up
+    await waitUntil(() => done.n >= 1, 5000);
+    done.n = 0;
+    return await drive(enqueue, done);
+  } catch (err) {
+    log(`queue bench: end-to-end row failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  } finally {
+    for (const c of clients) await c.shutdown().catch(() => undefined);
+    queue?.kill('SIGKILL');
+    engine.kill('SIGKILL');
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntil(cond, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms`);
+}
+
+function probe(url) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    const done = (ok) => {
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      ws.terminate();
+      resolve(ok);
+    };
+    ws.on('message', (d) => done(String(d).includes('workerregistered')));
+    ws.on('error', () => done(false));
+    ws.on('close', () => done(false));
+  });
+}
+
+function portOpen(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+export async function run({ log = console.log } = {}) {
+  const rows = [];
+  const unit = 'jobs/s';
+  const haveRedis = await portOpen(6379);
+  if (!haveRedis) log('queue bench: Redis is not reachable; no floor, so no rows (start it with scripts/services.sh)');
+  if (!haveRedis) return rows;
+  // The floor is measured twice (before and after our rows) and the higher figure kept, so warm-up or a noisy
+  // moment never flatters our ratios.
+  const floorBefore = await bullmqDirect();
+  const floorRows = [];
+  const add = (name, value) => {
+    if (value !== undefined) floorRows.push({ name, value });
+  };
+  add('queue: builtin in_memory', await builtin('in_memory'));
+  add('queue: builtin file_based (fsync before ack)', await builtin('file_based'));
+  add('queue: KvserverAdapter (Redis/BullMQ)', await kvserver());
+  if (await portOpen(5672)) add('queue: BrokerAdapter (RabbitMQ)', await broker());
+  else log('queue bench: RabbitMQ is not reachable; skipped its row');
+  add('queue: end to end via engine + svc-queue (builtin in_memory)', await throughEngine(log));
+  const floorAfter = await bullmqDirect();
+  const floor = Math.max(floorBefore, floorAfter);
+  log(
+    `queue bench: BullMQ direct ${floorBefore.toFixed(0)} / ${floorAfter.toFixed(0)} ${unit} (${JOBS} jobs, concurrency ${CONCURRENCY})`,
+  );
+  rows.push({ name: 'queue: BullMQ direct (floor)', value: Math.round(floor), unit });
+  for (const { name, value } of floorRows) {
+    log(`queue bench: ${name} ${value.toFixed(0)} ${unit} (${(value / floor).toFixed(2)}x floor)`);
+    rows.push({
+      name,
+      value: Math.round(value),
+      unit,
+      floor: Math.round(floor),
+      ratio: Number((value / floor).toFixed(2)),
+    });
+  }
+  return rows;
+}
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const rows = await run();
+  console.table(rows);
+  process.exit(0);
+}
