@@ -62,9 +62,7 @@ export class EngineCore {
       case 'invokefunction':
         return this.router.invoke(worker, msg);
       case 'invocationresult':
-        if (!this.router.result(worker, msg)) {
-          this.logger.debug({ invocationId: msg.invocation_id }, 'result for an unknown or ended invocation dropped');
-        }
+        if (!this.router.result(worker, msg)) this.unknownResult(worker, msg.invocation_id);
         return;
       case 'registerfunction':
         return this.registerFunction(worker, msg);
@@ -115,6 +113,18 @@ export class EngineCore {
     worker.metadata = sanitizeMetadata(raw);
     this.topology.emit({ kind: 'worker', event: 'worker_metadata_updated', workerId });
     return true;
+  }
+
+  /** A late result (after a timeout or a cancel) or one for an invocation never sent to this worker. */
+  private unknownResult(worker: Worker, invocationId: string): void {
+    this.logger.debug({ invocationId, workerId: worker.id }, 'result for an unknown or ended invocation dropped');
+    worker.send({
+      type: 'error',
+      error: {
+        code: EngineErrorCode.UnknownInvocation,
+        message: `invocation ${invocationId} is not running on this worker (it ended, timed out, or never existed); result dropped`,
+      },
+    });
   }
 
   private registerFunction(worker: Worker, msg: RegisterFunction): void {

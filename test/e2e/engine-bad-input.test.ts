@@ -1,0 +1,184 @@
+/**
+ * RELIABILITY.md scenarios 3 and 6 (plus the flood of issue 2): malformed, unknown, incomplete and oversized
+ * frames, forged results, a registration flood and a worker that stops reading. Each gets an error reply or a
+ * close, the engine stays up, and a healthy iii-sdk pair running calls all along sees no failed call.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { registerWorker, type IIIClient } from 'iii-sdk';
+import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+import { openRaw, type RawClient } from './engine-raw-client.js';
+
+const MAX_PAYLOAD = 64 * 1024;
+let engine: EngineProcess;
+let executor: Child;
+let caller: IIIClient;
+let running = true;
+let loop: Promise<void>;
+const tally = { ok: 0, failed: [] as string[] };
+
+beforeAll(async () => {
+  engine = await startEngine({ config: { max_payload_bytes: MAX_PAYLOAD, max_buffered_bytes: 1024 * 1024 } });
+  executor = spawnWorker('test/compat/fixtures/iii-worker.mjs', { SVC_URL: engine.url, FN_PREFIX: 'ok' });
+  await executor.waitForOutput(/ready /);
+  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'healthy-caller' } as never);
+  loop = (async () => {
+    while (running) {
+      try {
+        await caller.trigger({ function_id: 'ok::echo', payload: { n: tally.ok } });
+        tally.ok++;
+      } catch (err) {
+        tally.failed.push(String((err as Error).message));
+      }
+    }
+  })();
+});
+
+afterAll(async () => {
+  running = false;
+  await loop;
+  await caller?.shutdown();
+  await executor?.kill();
+  await engine?.stop();
+});
+
+function invalidFrame(c: RawClient): Promise<unknown> {
+  return c.next((f) => f.type === 'error' && (f.error as { code: string }).code === 'invalid_frame');
+}
+
+async function stillServes(c: RawClient): Promise<void> {
+  const id = randomUUID();
+  c.send({ type: 'invokefunction', invocation_id: id, function_id: 'ok::echo', data: { alive: true } });
+  const res = await c.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
+  expect(res.result).toMatchObject({ echo: { alive: true } });
+}
+
+describe('bad frames', () => {
+  it('answers malformed JSON, unknown types, missing fields, non-UUID ids and binary junk with an error frame', async () => {
+    const cases: (string | Buffer)[] = [
+      '{not json',
+      '[1,2,3]',
+      JSON.stringify({ type: 'bogus', x: 1 }),
+      JSON.stringify({ type: 'invokefunction', data: {} }),
+      JSON.stringify({ type: 'registerfunction' }),
+      JSON.stringify({ type: 'registertrigger', id: 't', function_id: 'f' }),
+      JSON.stringify({ type: 'invokefunction', invocation_id: '123', function_id: 'ok::echo', data: {} }),
+      JSON.stringify({ type: 'invocationresult', invocation_id: 'nope', function_id: 'x' }),
+      Buffer.from([0xde, 0xad, 0xbe, 0xef]),
+    ];
+    for (const frame of cases) {
+      const c = await openRaw(engine.url);
+      c.send(frame);
+      await invalidFrame(c);
+      await stillServes(c);
+      await c.close();
+    }
+  });
+
+  it('drops a result for an invocation the worker never received and says so', async () => {
+    const c = await openRaw(engine.url);
+    c.send({ type: 'invocationresult', invocation_id: randomUUID(), function_id: 'ok::echo', result: 'forged' });
+    await c.next((f) => f.type === 'error' && (f.error as { code: string }).code === 'unknown_invocation');
+    await stillServes(c);
+    await c.close();
+  });
+
+  it('closes an oversized frame with 1009 and keeps serving others', async () => {
+    const c = await openRaw(engine.url);
+    c.send('x'.repeat(MAX_PAYLOAD + 1));
+    expect(await c.closed).toBe(1009);
+    const atLimit = await openRaw(engine.url);
+    const id = randomUUID();
+    const pad = 'y'.repeat(MAX_PAYLOAD - 200);
+    atLimit.send({ type: 'invokefunction', invocation_id: id, function_id: 'ok::fail', data: { pad } });
+    await atLimit.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
+    await atLimit.close();
+  });
+
+  it('answers JSON ping and WebSocket pings; accepts /otel and drains telemetry; 404 elsewhere', async () => {
+    const c = await openRaw(engine.url);
+    c.send({ type: 'ping' });
+    await c.next((f) => f.type === 'pong');
+    const pong = new Promise<void>((resolve) => c.ws.once('pong', () => resolve()));
+    c.ws.ping();
+    await pong;
+    await c.close();
+
+    const otel = new WebSocket(`${engine.url}/otel`);
+    await new Promise((resolve, reject) => otel.once('open', resolve).once('error', reject));
+    otel.send(Buffer.concat([Buffer.from('LOGS'), Buffer.from('{"resourceLogs":[]}')]));
+    otel.send(Buffer.from('ZZZZ junk'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(otel.readyState).toBe(WebSocket.OPEN);
+    otel.close();
+
+    const other = new WebSocket(`${engine.url}/nowhere`);
+    const status = await new Promise<number>((resolve) => {
+      other.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      other.on('error', () => resolve(-1));
+    });
+    expect(status).toBe(404);
+  });
+});
+
+describe('floods and slow consumers', () => {
+  it('survives a flood of 10,000 registrations and removes them when the worker leaves', async () => {
+    const c = await openRaw(engine.url);
+    for (let i = 0; i < 10_000; i++) c.send({ type: 'registerfunction', id: `flood::fn${i}` });
+    await stillServes(c);
+    const listed = await rawCall(engine.url, 'engine::functions::list', { prefix: 'flood::' });
+    expect((listed.result as { functions: unknown[] }).functions).toHaveLength(10_000);
+    await c.close();
+    await waitFor(async () => {
+      const after = await rawCall(engine.url, 'engine::functions::list', { prefix: 'flood::' });
+      return (after.result as { functions: unknown[] }).functions.length === 0;
+    }, 5000);
+  });
+
+  it('disconnects a worker that stops reading once its outbound buffer passes the bound', async () => {
+    const slow = await openRaw(engine.url);
+    slow.send({ type: 'registerfunction', id: 'slow::sink' });
+    await new Promise((r) => setTimeout(r, 100));
+    const sender = await openRaw(engine.url);
+    (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const pad = 'z'.repeat(60 * 1024);
+    for (let i = 0; i < 400; i++) {
+      sender.send({ type: 'invokefunction', invocation_id: randomUUID(), function_id: 'slow::sink', data: { pad } });
+    }
+    // the engine terminates the reader; every call sent to it ends with invocation_stopped (or could not be sent)
+    await sender.next(
+      (f) => f.type === 'invocationresult' && (f.error as { code?: string })?.code === 'invocation_stopped',
+      10_000,
+    );
+    await stillServes(sender);
+    await sender.close();
+    slow.ws.terminate();
+  });
+
+  it('sends cancelinvocation only to executors that announced the cancel feature', async () => {
+    const legacy = await openRaw(engine.url);
+    const modern = await openRaw(engine.url, { 'x-svc-features': 'cancel' });
+    legacy.send({ type: 'registerfunction', id: 'cancel::legacy' });
+    modern.send({ type: 'registerfunction', id: 'cancel::modern' });
+    const c = await openRaw(engine.url);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const fn of ['cancel::legacy', 'cancel::modern']) {
+      const id = randomUUID();
+      c.send({ type: 'invokefunction', invocation_id: id, function_id: fn, data: {}, timeout_ms: 150 });
+      const res = await c.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
+      expect((res.error as { code: string }).code).toBe('invocation_timeout');
+    }
+    await modern.next((f) => f.type === 'cancelinvocation' && f.reason === 'timeout');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(legacy.frames.some((f) => f.type === 'cancelinvocation')).toBe(false);
+    await Promise.all([legacy.close(), modern.close(), c.close()]);
+  });
+});
+
+describe('the healthy pair', () => {
+  it('saw no failed call during all of the above', () => {
+    expect(tally.failed).toEqual([]);
+    expect(tally.ok).toBeGreaterThan(10);
+  });
+});
