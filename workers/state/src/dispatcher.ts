@@ -3,9 +3,10 @@
  *
  * Each (binding, scope, key) has a chain: a delivery starts when the previous one of that chain has finished (the
  * handler returned, failed or timed out), so a handler sees one key's changes in commit order. Different chains run
- * concurrently. Deliveries queued or running are counted; when the count reaches `maxPending`, `admit()` (awaited by
- * every write before it commits) waits until there is room: writers slow down instead of events being dropped or
- * memory growing without end. The bound is soft by the number of writes admitted at the same moment.
+ * concurrently. Deliveries queued or running are counted, and so is every write between `admit()` and its end (it
+ * may add a delivery when it commits). When the count reaches `maxPending`, `admit()` waits until there is room:
+ * writers slow down instead of events being dropped or memory growing without end. (A write that matches several
+ * bindings adds one delivery per binding, so the bound is exact for one binding and soft by that factor.)
  */
 import type { Logger } from 'pino';
 
@@ -28,21 +29,38 @@ export class TriggerDispatcher {
   private waiters: (() => void)[] = [];
   private readonly stats: DispatcherStats = { pending: 0, delivered: 0, failed: 0, backpressureWaits: 0 };
   private warnedFull = false;
+  /** Writes admitted and not yet ended. */
+  private writing = 0;
 
   constructor(
     private readonly maxPending: number,
     private readonly logger: Logger,
   ) {}
 
-  /** Resolves when a write may commit (immediately unless the bound is reached). */
-  async admit(): Promise<void> {
-    if (this.stats.pending < this.maxPending) return;
-    this.stats.backpressureWaits++;
-    if (!this.warnedFull) {
-      this.warnedFull = true;
-      this.logger.warn({ ...this.stats, max: this.maxPending }, 'state trigger deliveries at their bound; writes wait');
+  /**
+   * Resolves when a write may commit (at once unless the bound is reached) with the function the write calls when
+   * it has ended (committed, and its deliveries dispatched, or failed).
+   */
+  async admit(): Promise<() => void> {
+    if (this.load() >= this.maxPending) {
+      this.stats.backpressureWaits++;
+      if (!this.warnedFull) {
+        this.warnedFull = true;
+        this.logger.warn(
+          { ...this.stats, max: this.maxPending },
+          'state trigger deliveries at their bound; writes wait',
+        );
+      }
+      while (this.load() >= this.maxPending) await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
-    while (this.stats.pending >= this.maxPending) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.writing++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.writing--;
+      this.release();
+    };
   }
 
   dispatch(delivery: Delivery): void {
@@ -80,8 +98,12 @@ export class TriggerDispatcher {
     }
   }
 
+  private load(): number {
+    return this.stats.pending + this.writing;
+  }
+
   private release(): void {
-    if (this.stats.pending >= this.maxPending) return;
+    if (this.load() >= this.maxPending) return;
     if (this.warnedFull && this.stats.pending === 0) this.warnedFull = false;
     const waiters = this.waiters;
     this.waiters = [];

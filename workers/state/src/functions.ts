@@ -47,8 +47,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const key = nameField('state::set', fields, 'key');
       const value = valueField('state::set', fields);
       checkSize('state::set', value);
-      await dispatcher.admit();
-      const result = await storeCall('state::set', 'SET_ERROR', 'set value', () => adapter.set(scope, key, value));
+      const result = await admitted(dispatcher, () =>
+        storeCall('state::set', 'SET_ERROR', 'set value', () => adapter.set(scope, key, value)),
+      );
       return { old_value: result.old_value ?? null, new_value: result.new_value };
     },
     { description: 'Set a value in state; returns {old_value, new_value}' },
@@ -60,8 +61,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const fields = fieldsOf('state::delete', payload);
       const scope = nameField('state::delete', fields, 'scope');
       const key = nameField('state::delete', fields, 'key');
-      await dispatcher.admit();
-      return storeCall('state::delete', 'DELETE_ERROR', 'delete value', () => adapter.delete(scope, key));
+      return admitted(dispatcher, () =>
+        storeCall('state::delete', 'DELETE_ERROR', 'delete value', () => adapter.delete(scope, key)),
+      );
     },
     { description: 'Delete a value from state; returns the previous value (no result when there was none)' },
   );
@@ -80,9 +82,8 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
         if (next !== undefined) checkSize('state::update', next);
         return next;
       };
-      await dispatcher.admit();
-      const result = await storeCall('state::update', 'UPDATE_ERROR', 'update value', () =>
-        adapter.update(scope, key, mutate),
+      const result = await admitted(dispatcher, () =>
+        storeCall('state::update', 'UPDATE_ERROR', 'update value', () => adapter.update(scope, key, mutate)),
       );
       return {
         old_value: result.old_value ?? null,
@@ -112,6 +113,16 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
     },
     { description: 'Every scope that holds at least one key, sorted' },
   );
+}
+
+/** Runs a write once the dispatcher has room for the deliveries it may add (backpressure). */
+async function admitted<T>(dispatcher: TriggerDispatcher, write: () => Promise<T>): Promise<T> {
+  const end = await dispatcher.admit();
+  try {
+    return await write();
+  } finally {
+    end();
+  }
 }
 
 function sizeCheck(maxValueBytes: number) {
