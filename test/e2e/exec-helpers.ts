@@ -36,3 +36,15 @@ export function processState(pid: number): 'running' | 'zombie' | 'gone' {
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return state === 'Z' ? 'zombie' : 'running';
 }
+
+/** Waits until the child recorded at least `count` starts; returns them. */
+export async function waitForStarts(file: string, count: number, timeoutMs = 10000): Promise<ChildEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = starts(file);
+    if (found.length >= count) return found;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${count} starts in ${file} (saw ${found.length})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEngine, waitFor, type EngineProcess } from '../harness.js';
-import { CHILD, processState, readEvents, starts } from './exec-helpers.js';
+import { startEngine, type EngineProcess } from '../harness.js';
+import { CHILD, processState, readEvents, starts, waitForStarts } from './exec-helpers.js';
 
 let engine: EngineProcess | undefined;
 afterEach(async () => {
@@ -28,7 +28,7 @@ describe('modules::shell::ExecModule', () => {
     const file = join(dir, 'events.jsonl');
     const evil = '; id $(whoami) `touch pwned` | cat /etc/passwd';
     engine = await startEngine({ modules: [execModule(file, 'stay', [evil, '$HOME', '*'])] });
-    const [first] = await waitFor(() => (starts(file).length > 0 ? starts(file) : undefined), 10000, 'child start');
+    const [first] = await waitForStarts(file, 1);
     expect(first?.args).toEqual([evil, '$HOME', '*']);
     expect(first?.env).toMatchObject({ SVC_URL: engine.url, SVC_SUPERVISED: '1' });
     await engine.waitForOutput(`child ${first?.pid} started in mode stay`, 5000);
@@ -39,7 +39,7 @@ describe('modules::shell::ExecModule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
     const file = join(dir, 'events.jsonl');
     engine = await startEngine({ modules: [execModule(file, 'crash')] });
-    const events = await waitFor(() => (starts(file).length >= 5 ? starts(file) : undefined), 15000, '5 starts');
+    const events = await waitForStarts(file, 5, 15000);
     const gaps = events.slice(1).map((e, i) => e.t - (events[i]?.t ?? 0));
     // Each wait is at least the backoff delay (100, 200, 400, 800 ms), so the gaps keep growing.
     expect(gaps[0]).toBeGreaterThanOrEqual(90);
@@ -56,9 +56,9 @@ describe('modules::shell::ExecModule', () => {
     const src = mkdtempSync(join(tmpdir(), 'svc-exec-src-'));
     const file = join(dir, 'events.jsonl');
     engine = await startEngine({ modules: [execModule(file, 'stay', [], [src])] });
-    const [first] = await waitFor(() => (starts(file).length === 1 ? starts(file) : undefined), 10000, 'first start');
+    const [first] = await waitForStarts(file, 1);
     for (let i = 0; i < 5; i++) writeFileSync(join(src, `f${i}.js`), `// ${i}`);
-    const all = await waitFor(() => (starts(file).length >= 2 ? starts(file) : undefined), 10000, 'restart');
+    const all = await waitForStarts(file, 2);
     expect(all[1]?.pid).not.toBe(first?.pid);
     expect(readEvents(file).some((e) => e.event === 'sigterm' && e.pid === first?.pid)).toBe(true);
     expect(processState(first?.pid ?? 0)).toBe('gone');
@@ -75,8 +75,8 @@ describe('modules::shell::ExecModule', () => {
       config: { shutdown_grace_ms: 700 },
       modules: [execModule(polite, 'stay'), execModule(stubborn, 'ignore-term')],
     });
-    const [p] = await waitFor(() => (starts(polite).length ? starts(polite) : undefined), 10000, 'polite start');
-    const [s] = await waitFor(() => (starts(stubborn).length ? starts(stubborn) : undefined), 10000, 'stubborn start');
+    const [p] = await waitForStarts(polite, 1);
+    const [s] = await waitForStarts(stubborn, 1);
     const t0 = Date.now();
     const code = await engine.stop(5000);
     const took = Date.now() - t0;

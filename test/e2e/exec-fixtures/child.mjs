@@ -4,6 +4,7 @@
 //   stay         runs until SIGTERM, records it, exits 0
 //   ignore-term  ignores SIGTERM (the supervisor has to SIGKILL it)
 import { appendFileSync } from 'node:fs';
+import { clearInterval, setInterval } from 'node:timers';
 
 const [file, mode, ...rest] = process.argv.slice(2);
 const record = (event) => appendFileSync(file, `${JSON.stringify({ event, pid: process.pid, t: Date.now() })}\n`);
