@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BrokerAdapter, BuiltinQueueAdapter, KvserverAdapter } from '../../workers/queue/dist/index.js';
@@ -41,7 +42,7 @@ async function drive(enqueue, completedRef) {
   return JOBS / ((performance.now() - start) / 1000);
 }
 
-async function bullmqDirect(jobs = JOBS) {
+async function bullmqDirect() {
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue('direct', { connection, prefix });

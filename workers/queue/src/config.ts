@@ -27,7 +27,7 @@ export function createBackend(config: QueueConfig, logger: Logger): QueueBackend
         onStoreError: (err) => logger.error({ err }, 'queue store write failed; new enqueues are refused'),
       });
     case QUEUE_ADAPTERS.kvserver:
-      return new KvserverAdapter({ ...a.config, queue_configs });
+      return new KvserverAdapter({ ...a.config, queue_configs, onWarning: (msg) => logger.warn(msg) });
     case QUEUE_ADAPTERS.broker:
       return new BrokerAdapter({ ...a.config, queue_configs });
     default:

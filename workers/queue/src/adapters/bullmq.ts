@@ -31,6 +31,8 @@ export interface KvserverOptions {
   lock_duration_ms: number;
   stalled_interval_ms: number;
   queue_configs?: Record<string, QueueOverride> | undefined;
+  /** Told about a Redis setting that can lose acknowledged jobs. */
+  onWarning?: (message: string) => void;
 }
 
 interface Payload {
@@ -72,6 +74,22 @@ export class KvserverAdapter implements QueueBackend {
   async start(): Promise<void> {
     this.redis = new Redis(this.options.kvserver_url, { maxRetriesPerRequest: null, lazyConnect: true });
     await this.redis.connect();
+    await this.checkEviction();
+  }
+
+  /** Redis evicting keys under memory pressure would silently drop acknowledged jobs. */
+  private async checkEviction(): Promise<void> {
+    try {
+      const reply = (await this.conn().config('GET', 'maxmemory-policy')) as string[];
+      const policy = reply[1];
+      if (policy && policy !== 'noeviction') {
+        this.options.onWarning?.(
+          `Redis maxmemory-policy is '${policy}': under memory pressure Redis may evict queued jobs; set it to 'noeviction'`,
+        );
+      }
+    } catch {
+      // CONFIG may be disabled (managed Redis); nothing to check then
+    }
   }
 
   settings(queue: string): QueueSettings {
