@@ -19,9 +19,9 @@ function summary(w: WorkerView, engine: EngineInternals): Record<string, unknown
   return {
     name: w.name,
     description: w.description ?? null,
-    version: w.version ?? (inProcess ? engine.version : null),
+    version: inProcess ? engine.version : (w.version ?? null),
     id: w.id,
-    runtime: w.runtime ?? (inProcess ? 'engine' : null),
+    runtime: inProcess ? 'engine' : (w.runtime ?? null),
     os: w.os ?? null,
     status: status(w),
     function_count: w.functionIds.length,

@@ -1,0 +1,66 @@
+/**
+ * `startEngine` with an engine module: the module's SDK client reaches the core in-process (no socket, no JSON)
+ * and is a worker like any other, callable from a WebSocket worker and able to call one.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWorker, type SvcClient } from '@svc/sdk';
+import { startEngine, type RunningEngine } from '../src/engine.js';
+import type { EngineModule, ModuleContext } from '../src/modules/module.js';
+
+const logger = pino({ level: 'silent' });
+let engine: RunningEngine;
+let moduleClient: SvcClient;
+let remote: SvcClient;
+let closed = 0;
+
+const testModule: EngineModule = {
+  name: 'test::Module',
+  async start(ctx: ModuleContext) {
+    moduleClient = await ctx.connect('test-module');
+    moduleClient.registerFunction('mod::add', (p: { a: number; b: number }) => ({ sum: p.a + p.b }));
+  },
+  async close() {
+    closed++;
+  },
+};
+
+beforeAll(async () => {
+  engine = await startEngine({ port: 0, host: '127.0.0.1', modules: [testModule], logger, heartbeatIntervalMs: 0 });
+  remote = registerWorker(engine.url, { workerName: 'remote', logger });
+  remote.registerFunction('remote::twice', (p: { n: number }) => ({ n: p.n * 2 }));
+  await remote.ready();
+});
+
+afterAll(async () => {
+  await remote?.shutdown();
+  await engine?.close();
+});
+
+describe('in-process module clients', () => {
+  it('serve calls from a WebSocket worker', async () => {
+    await expect(remote.trigger({ function_id: 'mod::add', payload: { a: 2, b: 3 } })).resolves.toEqual({ sum: 5 });
+  });
+
+  it('call WebSocket workers, without mutating the payload they passed', async () => {
+    const payload = { n: 21 };
+    await expect(moduleClient.trigger({ function_id: 'remote::twice', payload })).resolves.toEqual({ n: 42 });
+    expect(payload).toEqual({ n: 21 });
+  });
+
+  it('appear in engine::workers::list as in-process workers', async () => {
+    const list = await remote.trigger<{ workers: { name: string; isolation: string; runtime: string }[] }>({
+      function_id: 'engine::workers::list',
+      payload: {},
+    });
+    expect(list.workers).toContainEqual(
+      expect.objectContaining({ name: 'test-module', isolation: 'in-process', runtime: 'engine' }),
+    );
+  });
+
+  it('close() is idempotent and closes modules once', async () => {
+    const other = await startEngine({ port: 0, host: '127.0.0.1', modules: [testModule], logger });
+    await Promise.all([other.close(), other.close()]);
+    expect(closed).toBe(1);
+  });
+});
