@@ -5,7 +5,8 @@
  * Ownership: the transport owns its socket, its reconnect timer and its heartbeat timer. `close()` stops
  * reconnecting, closes the socket (terminating it if the close handshake does not finish within a second) and is
  * idempotent. A half-open connection is detected by an idle deadline refreshed by every inbound frame (message,
- * ping or pong); a WS ping is sent every `pingIntervalMs` so a healthy engine always has something to answer.
+ * ping or pong); a WS ping is sent every `pingIntervalMs` so a healthy engine always has something to answer. When
+ * the engine pings us itself, the deadline shrinks to three of its ping intervals (never above `idleTimeoutMs`).
  */
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
@@ -31,6 +32,10 @@ export interface WsTransportOptions {
 }
 
 const CLOSE_GRACE_MS = 1000;
+/** The heartbeat timer's resolution. */
+const HEARTBEAT_TICK_MS = 500;
+/** The shortest idle deadline learned from the engine's pings. */
+const MIN_LEARNED_IDLE_MS = 2000;
 
 export class WsTransport implements ClientTransport {
   private readonly reconnection: ReconnectionConfig;
@@ -44,6 +49,8 @@ export class WsTransport implements ClientTransport {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastInbound = 0;
   private lastPing = 0;
+  private lastEnginePing = 0;
+  private effectiveIdleMs: number;
   private closing: Promise<void> | undefined;
   private open = false;
 
@@ -54,6 +61,7 @@ export class WsTransport implements ClientTransport {
     this.reconnection = resolveReconnection(options.reconnection);
     this.pingIntervalMs = options.pingIntervalMs ?? 20000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 60000;
+    this.effectiveIdleMs = this.idleTimeoutMs;
     this.headers = withFeatures(options.headers ?? {});
   }
 
@@ -91,7 +99,7 @@ export class WsTransport implements ClientTransport {
     this.ws = ws;
     ws.on('open', () => this.onOpen(ws));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    ws.on('ping', () => (this.lastInbound = Date.now()));
+    ws.on('ping', () => this.onEnginePing());
     ws.on('pong', () => (this.lastInbound = Date.now()));
     ws.on('error', (err) => this.options.logger?.debug({ err: err.message, url: this.url }, 'engine connection error'));
     ws.on('close', (code, reason) => this.onSocketClose(ws, code, reason.toString()));
@@ -103,8 +111,25 @@ export class WsTransport implements ClientTransport {
     this.attempt = 0;
     this.lastInbound = Date.now();
     this.lastPing = this.lastInbound;
+    this.lastEnginePing = 0;
+    this.effectiveIdleMs = this.idleTimeoutMs;
     this.startHeartbeat(ws);
     this.events?.onOpen();
+  }
+
+  /**
+   * Our engine pings every worker on its own schedule. Learning that cadence lets a half-open connection be
+   * noticed after three missed pings instead of after the fixed idle deadline (an engine that never pings keeps
+   * the fixed deadline).
+   */
+  private onEnginePing(): void {
+    const now = Date.now();
+    if (this.lastEnginePing > 0) {
+      const learned = Math.max(MIN_LEARNED_IDLE_MS, 3 * (now - this.lastEnginePing));
+      this.effectiveIdleMs = Math.min(this.idleTimeoutMs, learned);
+    }
+    this.lastEnginePing = now;
+    this.lastInbound = now;
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
@@ -144,10 +169,10 @@ export class WsTransport implements ClientTransport {
 
   /** One timer does both jobs: ping on schedule, and terminate a connection that went silent. */
   private startHeartbeat(ws: WebSocket): void {
-    const tick = Math.max(10, Math.min(this.pingIntervalMs, this.idleTimeoutMs) / 4);
+    const tick = Math.max(10, Math.min(HEARTBEAT_TICK_MS, this.pingIntervalMs / 4, this.idleTimeoutMs / 4));
     this.heartbeatTimer = setInterval(() => {
       const now = Date.now();
-      if (now - this.lastInbound > this.idleTimeoutMs) {
+      if (now - this.lastInbound > this.effectiveIdleMs) {
         this.options.logger?.warn({ idleMs: now - this.lastInbound }, 'engine connection idle; reconnecting');
         ws.terminate();
         return;

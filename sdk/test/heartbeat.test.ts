@@ -1,0 +1,47 @@
+/**
+ * Half-open connections: a frozen engine (SIGSTOP, no FIN) is noticed from the missing engine pings, the worker
+ * reconnects once the engine resumes, and its functions are callable again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, waitFor, type EngineProcess } from '../../test/harness.js';
+import type { ConnectionState, SvcClient } from '../src/index.js';
+import { connect, shutdownAll } from './support.js';
+
+let engine: EngineProcess;
+
+beforeAll(async () => {
+  engine = await startEngine({
+    bare: true,
+    extraArgs: ['--heartbeat-interval-ms', '400', '--heartbeat-timeout-ms', '5000'],
+  });
+});
+
+afterAll(async () => {
+  engine?.proc.kill('SIGCONT');
+  await shutdownAll();
+  await engine?.stop();
+});
+
+describe('heartbeat', () => {
+  it('detects a frozen engine within a few engine ping intervals and reconnects after it resumes', async () => {
+    const states: (ConnectionState & { at: number })[] = [];
+    const worker: SvcClient = connect(engine.url, 'hb-worker', {
+      onConnectionStateChange: (s) => states.push({ ...s, at: Date.now() }),
+    });
+    worker.registerFunction('hb::ping', () => 'pong');
+    await worker.ready();
+    await new Promise((r) => setTimeout(r, 1200)); // let the client learn the engine's ping cadence
+
+    engine.proc.kill('SIGSTOP');
+    const frozenAt = Date.now();
+    await waitFor(() => states.some((s) => !s.connected), 5000, 'the client to notice the frozen engine');
+    const noticed = states.find((s) => !s.connected) as { at: number; willReconnect: boolean };
+    expect(noticed.at - frozenAt).toBeLessThan(3500);
+    expect(noticed.willReconnect).toBe(true);
+
+    const before = worker.workerId;
+    engine.proc.kill('SIGCONT');
+    await waitFor(() => worker.workerId !== before, 8000, 'a new session after the engine resumed');
+    await expect(worker.trigger({ function_id: 'hb::ping', payload: {} })).resolves.toBe('pong');
+  });
+});
