@@ -62,14 +62,18 @@ export class ClientConnection implements FrameSink {
     return this.subscriptions.size;
   }
 
-  sendFrame(text: string): void {
+  sendFrame(frame: Buffer): void {
     if (this.closed || this.socket.readyState !== WebSocket.OPEN) return;
-    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.maxBufferedBytes) {
+    if (this.socket.bufferedAmount + frame.length > this.limits.maxBufferedBytes) {
       this.logger.warn({ connection: this.id, buffered: this.socket.bufferedAmount }, 'disconnecting a slow client');
       this.drop(CLOSE.tryAgainLater, 'slow consumer: unsent data over the limit');
       return;
     }
-    this.socket.send(text);
+    this.socket.send(frame, { binary: false });
+  }
+
+  private sendJson(value: unknown): void {
+    this.sendFrame(Buffer.from(JSON.stringify(value)));
   }
 
   /** Called on every ping tick: drops a client that missed too many pongs, else pings it. */
@@ -127,7 +131,7 @@ export class ClientConnection implements FrameSink {
     const allowed = await this.host.authorizeJoin(this, request);
     if (this.closed) return;
     if (!allowed) {
-      this.sendFrame(JSON.stringify(wrap(request.streamName, request.groupId, request.id, { type: 'unauthorized' })));
+      this.sendJson(wrap(request.streamName, request.groupId, request.id, { type: 'unauthorized' }));
       return;
     }
     // Joining again with the same subscriptionId replaces the old entry (and sends a new sync).
@@ -138,7 +142,7 @@ export class ClientConnection implements FrameSink {
     try {
       const data = await this.host.snapshot(request);
       const frame = { ...wrap(request.streamName, request.groupId, request.id, { type: 'sync', data }), timestamp };
-      this.sendFrame(JSON.stringify(frame));
+      this.sendJson(frame);
     } catch (error) {
       // As PROTOCOL.md §10.2 2.2: no sync frame when the read fails; the subscription stays.
       this.logger.error({ err: error, stream: request.streamName, group: request.groupId }, 'sync read failed');

@@ -2,7 +2,8 @@ import type { StreamWrapperMessage, SubscriptionRequest } from '../messages.js';
 
 /** Something that can receive a serialized frame: a client connection. */
 export interface FrameSink {
-  sendFrame(text: string): void;
+  /** `frame` is the UTF-8 JSON of one text frame; it is shared by every sink and must not be modified. */
+  sendFrame(frame: Buffer): void;
 }
 
 interface Entry {
@@ -45,16 +46,19 @@ export class SubscriptionIndex {
     return this.count;
   }
 
-  /** Sends `message` to every matching subscription; serializes it once. Returns the number of frames sent. */
+  /**
+   * Sends `message` to every matching subscription. It is serialized and encoded once, whatever the number of
+   * subscribers (the cost that matters when one change goes to thousands of clients). Returns the frames sent.
+   */
   deliver(message: StreamWrapperMessage): number {
     const entries = this.byGroup.get(SubscriptionIndex.key(message.streamName, message.groupId));
     if (!entries) return 0;
-    let text: string | undefined;
+    let frame: Buffer | undefined;
     let sent = 0;
     for (const { sink, request } of entries) {
       if (request.id !== null && request.id !== message.id) continue;
-      text ??= JSON.stringify(message);
-      sink.sendFrame(text);
+      frame ??= Buffer.from(JSON.stringify(message));
+      sink.sendFrame(frame);
       sent++;
     }
     return sent;
