@@ -22,6 +22,7 @@ function record(data) {
   count++;
   if (data && typeof data.t === 'number') latencies.push(now() - data.t);
 }
+process.on('SIGTERM', () => process.exit(0));
 process.on('message', (msg) => {
   if (msg === 'report') {
     process.send({ count, latencies });

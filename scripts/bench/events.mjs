@@ -27,6 +27,10 @@ const now = () => performance.timeOrigin + performance.now();
 
 function child(role, ...args) {
   const proc = fork(CHILD, [role, ...args], {
+    execArgv:
+      process.env.BENCH_PROF && role === process.env.BENCH_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir=/tmp/svc-bench-prof']
+        : [],
     cwd: join(HERE, '../..'),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -43,7 +47,8 @@ function child(role, ...args) {
     new Promise((resolve) => {
       if (proc.exitCode !== null) return resolve();
       proc.once('exit', resolve);
-      proc.kill('SIGKILL');
+      proc.kill('SIGTERM');
+      setTimeout(() => proc.kill('SIGKILL'), 2000).unref();
     });
   return { first, report, stop };
 }

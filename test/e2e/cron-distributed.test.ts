@@ -91,6 +91,12 @@ describe('svc-cron on Redis locks', () => {
       await sleep(3000);
       expect(mine().filter((r) => r.receivedAt > downAt + 500)).toEqual([]); // fail closed
       expect(countMatches(cron.logs(), 'cron lock store unavailable')).toBe(1); // loudly, once per outage
+      const status = await client.trigger<{ lock: { available: boolean; outages: number; skipped_ticks: number } }>({
+        function_id: 'cron::list',
+        payload: {},
+      });
+      expect(status.lock).toMatchObject({ available: false, outages: 1 });
+      expect(status.lock.skipped_ticks).toBeGreaterThanOrEqual(2);
 
       redis = startRedis(port);
       const upAt = Date.now();

@@ -68,6 +68,25 @@ describe('svc-cron', () => {
     }
   });
 
+  it('applies condition_function_id: runs only when the condition returns a truthy value', async () => {
+    const allow = { value: false };
+    const conditionId = `${FN}-condition`;
+    client.registerFunction(conditionId, (payload: { trigger?: string }) => payload.trigger === 'cron' && allow.value);
+    const trigger = client.registerTrigger({
+      type: 'cron',
+      function_id: FN,
+      config: { expression: '* * * * * *', condition_function_id: conditionId },
+    });
+    try {
+      await sleep(2500);
+      expect(runs.filter((r) => r.job_id === trigger.id)).toEqual([]);
+      allow.value = true;
+      await waitFor(() => runs.some((r) => r.job_id === trigger.id), 3000, 'a run once the condition allows it');
+    } finally {
+      trigger.unregister();
+    }
+  });
+
   it('refuses bad expressions with a triggerregistrationresult error that says what is wrong', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ expression: '* * * * *' }, /expected 6 fields .* got 5/],
