@@ -27,11 +27,25 @@ worker.registerFunction(`${p}::echo`, async (req) => ({
 worker.registerFunction(`${p}::fail`, async () => {
   throw new Error(`boom from ${p}`);
 });
+// Held requests (`?hold=1`) wait until GET /<prefix>/release (or `ms`, default 60 s).
+const held = new Set();
 worker.registerFunction(`${p}::slow`, async (req, ctx) => {
   const signal = ctx?.signal;
   signal?.addEventListener('abort', () => console.log(`cancelled ${ctx.invocationId}`));
-  await sleep(Number(req?.query_params?.ms ?? 60000), signal);
+  const ms = Number(req?.query_params?.ms ?? 60000);
+  if (req?.query_params?.hold === '1') {
+    await new Promise((resolve) => {
+      held.add(resolve);
+      setTimeout(resolve, ms);
+    });
+  } else await sleep(ms, signal);
   return { body: { slept: true } };
+});
+worker.registerFunction(`${p}::release`, async () => {
+  const n = held.size;
+  for (const resolve of held) resolve();
+  held.clear();
+  return { body: { released: n } };
 });
 worker.registerFunction(`${p}::no`, async () => false);
 worker.registerFunction(`${p}::yes`, async () => true);
@@ -43,6 +57,7 @@ const http = (function_id, api_path, http_method, extra = {}) =>
 http(`${p}::echo`, `/${p}/echo/:id`, 'POST');
 http(`${p}::fail`, `${p}/fail`, 'GET');
 http(`${p}::slow`, `/${p}/slow`, 'GET');
+http(`${p}::release`, `/${p}/release`, 'POST');
 http(`${p}::echo`, `/${p}/guarded`, 'GET', { condition_function_id: `${p}::no` });
 http(`${p}::echo`, `/${p}/allowed`, 'GET', { condition_function_id: `${p}::yes` });
 http(`${p}::html`, `/${p}/html`, 'get');
