@@ -1,0 +1,224 @@
+/**
+ * State benchmark: `state::set` and `state::get` calls per second from a worker through a real engine into a real
+ * svc-state process, per store (KvStore in_memory, KvStore file_based, KvserverAdapter on Redis), each beside its
+ * floor: the same store called directly in this process, measured in the same run. 64 calls in flight, 1,000
+ * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round.
+ *
+ *   node scripts/bench/state.mjs            (or through `npm run bench`)
+ *   SVC_BENCH_STATE_OPS=5000 node scripts/bench/state.mjs
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import WebSocket from 'ws';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { FileAdapter, MemoryAdapter, RedisAdapter } from '../../workers/state/dist/index.js';
+import { registerWorker } from '../../sdk/dist/index.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const OPS = Number(process.env.SVC_BENCH_STATE_OPS ?? 10000);
+const IN_FLIGHT = 64;
+const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const KEYS = 1000;
+const VALUE = { name: 'bench', count: 42, tags: ['a', 'b', 'c'], nested: { ok: true } };
+
+/** Calls `op(i)` for i < count with IN_FLIGHT outstanding; resolves calls per second. */
+async function pump(op, count) {
+  const start = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < count) await op(next++);
+    }),
+  );
+  return count / ((performance.now() - start) / 1000);
+}
+
+/** A warm-up round (JIT, connections, first inserts) that is not measured, then OPS measured calls. */
+async function drive(op) {
+  await pump(op, Math.min(OPS, 3000));
+  return pump(op, OPS);
+}
+
+async function direct(adapter) {
+  await adapter.start();
+  try {
+    const set = await drive((i) => adapter.set('bench', `k${i % KEYS}`, VALUE));
+    const get = await drive((i) => adapter.get('bench', `k${i % KEYS}`));
+    return { set, get };
+  } finally {
+    await adapter.close();
+  }
+}
+
+async function throughEngine(adapterConfig) {
+  const port = await freePort();
+  const url = `ws://127.0.0.1:${port}`;
+  const engine = spawn(
+    process.execPath,
+    [join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  let state;
+  let caller;
+  try {
+    await waitUntil(() => probe(url), 15000);
+    state = spawn(process.execPath, [join(ROOT, 'workers/state/dist/main.js')], {
+      env: {
+        ...process.env,
+        SVC_URL: url,
+        SVC_MODULE_CONFIG: JSON.stringify({ adapter: adapterConfig }),
+        SVC_LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    caller = registerWorker(url, { workerName: 'bench-state-caller', logger: pino({ level: 'silent' }) });
+    await caller.ready();
+    const call = (function_id, payload) => caller.trigger({ function_id, payload });
+    await waitUntil(
+      () =>
+        call('state::list_groups', {}).then(
+          () => true,
+          () => false,
+        ),
+      15000,
+    );
+    const set = await drive((i) => call('state::set', { scope: 'bench', key: `k${i % KEYS}`, value: VALUE }));
+    const get = await drive((i) => call('state::get', { scope: 'bench', key: `k${i % KEYS}` }));
+    return { set, get };
+  } finally {
+    await caller?.shutdown().catch(() => undefined);
+    state?.kill('SIGTERM');
+    await new Promise((r) => (state && state.exitCode === null ? state.once('exit', r) : r()));
+    engine.kill('SIGKILL');
+  }
+}
+
+async function deletePrefix(prefix) {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+}
+
+function stores(haveRedis) {
+  const list = [
+    {
+      name: 'KvStore in_memory',
+      adapter: () => new MemoryAdapter(),
+      config: () => ({ class: 'modules::state::adapters::KvStore', config: { store_method: 'in_memory' } }),
+    },
+    {
+      name: 'KvStore file_based (fsync before ack)',
+      adapter: (dir) => new FileAdapter({ filePath: join(dir, 'direct.db'), saveIntervalMs: 5000 }),
+      config: (dir) => ({
+        class: 'modules::state::adapters::KvStore',
+        config: { store_method: 'file_based', file_path: join(dir, 'engine.db') },
+      }),
+    },
+  ];
+  if (haveRedis) {
+    list.push({
+      name: 'KvserverAdapter (Redis)',
+      adapter: (_dir, prefix) => new RedisAdapter({ url: REDIS_URL, keyPrefix: `${prefix}direct:` }),
+      config: (_dir, prefix) => ({
+        class: 'modules::state::adapters::KvserverAdapter',
+        config: { kvserver_url: REDIS_URL, key_prefix: `${prefix}engine:` },
+      }),
+    });
+  }
+  return list;
+}
+
+export async function run({ log = console.log } = {}) {
+  const rows = [];
+  const unit = 'calls/s';
+  const haveRedis = await portOpen(6379);
+  if (!haveRedis) log('state bench: Redis is not reachable; skipping its rows (start it with scripts/services.sh)');
+  for (const store of stores(haveRedis)) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-state-'));
+    const prefix = `svc-bench-state:${randomUUID().slice(0, 8)}:`;
+    try {
+      const floor = await direct(store.adapter(dir, prefix));
+      const engine = await throughEngine(store.config(dir, prefix)).catch((err) => {
+        log(`state bench: ${store.name} through the engine failed: ${err instanceof Error ? err.message : err}`);
+        return undefined;
+      });
+      for (const op of ['set', 'get']) {
+        rows.push({ name: `state: ${op} direct, ${store.name} (floor)`, value: Math.round(floor[op]), unit });
+        if (engine === undefined) continue;
+        const ratio = Number((engine[op] / floor[op]).toFixed(3));
+        log(
+          `state bench: ${op} ${store.name}: ${engine[op].toFixed(0)} ${unit} via engine, ${floor[op].toFixed(0)} direct (${ratio}x)`,
+        );
+        rows.push({
+          name: `state: state::${op} via engine + svc-state, ${store.name}`,
+          value: Math.round(engine[op]),
+          unit,
+          floor: Math.round(floor[op]),
+          ratio,
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      if (haveRedis) await deletePrefix(prefix);
+    }
+  }
+  return rows;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntil(cond, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms`);
+}
+
+function probe(url) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    const done = (ok) => {
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      ws.terminate();
+      resolve(ok);
+    };
+    ws.on('message', (d) => done(String(d).includes('workerregistered')));
+    ws.on('error', () => done(false));
+    ws.on('close', () => done(false));
+  });
+}
+
+function portOpen(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rows = await run();
+  console.table(rows);
+}
