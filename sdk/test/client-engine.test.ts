@@ -95,6 +95,20 @@ describe('sdk against the engine', () => {
     );
   });
 
+  it('a payload or result that is not JSON rejects the call with serialization_error instead of hanging', async () => {
+    exec.registerFunction('sdk::bigint', () => ({ n: 10n }));
+    await barrier(exec);
+    await expect(caller.trigger({ function_id: 'sdk::bigint', payload: {} })).rejects.toMatchObject({
+      code: 'serialization_error',
+    });
+    await expect(caller.trigger({ function_id: 'sdk::echo', payload: { n: 1n } })).rejects.toMatchObject({
+      code: 'serialization_error',
+    });
+    await expect(
+      caller.trigger({ function_id: 'sdk::echo', payload: { n: 1n }, action: TriggerAction.Void() }),
+    ).rejects.toMatchObject({ code: 'serialization_error' });
+  });
+
   it('Enqueue without a queue provider fails with enqueue_error', async () => {
     await expect(
       caller.trigger({ function_id: 'sdk::echo', payload: {}, action: TriggerAction.Enqueue({ queue: 'q' }) }),

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
 import { InvocationError } from '../errors.js';
-import type { EngineToWorker, InvokeFunction, RegisterFunction, RegisterTrigger, WorkerToEngine } from '../protocol.js';
+import type { EngineToWorker, RegisterFunction, RegisterTrigger, WorkerToEngine } from '../protocol.js';
 import type {
   FireOptions,
   FireResult,
@@ -32,6 +32,7 @@ import { workerMetadata } from '../worker-metadata.js';
 import { fireTrigger } from './fire-trigger.js';
 import { InvocationRunner } from './invocation-runner.js';
 import { OutboundQueue } from './outbound-queue.js';
+import { OutgoingCalls } from './outgoing-calls.js';
 import { PendingInvocations } from './pending-invocations.js';
 import { Registrations } from './registrations.js';
 import { TriggerProviders } from './trigger-providers.js';
@@ -48,7 +49,7 @@ export class Client implements SvcClient {
   private readonly queue: OutboundQueue;
   private readonly runner: InvocationRunner;
   private readonly providers: TriggerProviders;
-  private readonly timeoutMs: number;
+  private readonly calls: OutgoingCalls;
   private id: string | undefined;
   private reattachToken: string | undefined;
   private readonly readyPromise: Promise<void>;
@@ -61,7 +62,11 @@ export class Client implements SvcClient {
     private readonly settings: ClientSettings,
   ) {
     this.logger = settings.logger;
-    this.timeoutMs = settings.invocationTimeoutMs ?? 30000;
+    this.calls = new OutgoingCalls(
+      this.pending,
+      (frame) => this.sendQueued(frame),
+      settings.invocationTimeoutMs ?? 30000,
+    );
     this.queue = new OutboundQueue(this.pending, this.logger);
     this.runner = new InvocationRunner(this, this.registrations);
     this.providers = new TriggerProviders(this, this.registrations);
@@ -174,47 +179,7 @@ export class Client implements SvcClient {
 
   trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T> {
     if (this.closing !== undefined) return Promise.reject(shutdownError(request.function_id));
-    const action = request.action ?? undefined;
-    if (action !== undefined && action.type === 'void') {
-      const frame: InvokeFunction = {
-        type: 'invokefunction',
-        function_id: request.function_id,
-        data: request.payload,
-        action,
-        metadata: request.metadata,
-        traceparent: request.traceparent,
-        baggage: request.baggage,
-      };
-      this.sendQueued(frame);
-      return Promise.resolve(undefined as T);
-    }
-    const invocationId = randomUUID();
-    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const result = this.pending.add<T>(invocationId, request.function_id, timeoutMs);
-    const frame: InvokeFunction = {
-      type: 'invokefunction',
-      invocation_id: invocationId,
-      function_id: request.function_id,
-      data: request.payload,
-      action,
-      metadata: request.metadata,
-      traceparent: request.traceparent,
-      baggage: request.baggage,
-      timeout_ms: timeoutMs,
-    };
-    try {
-      this.sendQueued(frame);
-    } catch (err) {
-      this.pending.fail(
-        invocationId,
-        new InvocationError({
-          code: 'serialization_error',
-          message: `payload is not serialisable as JSON: ${(err as Error).message}`,
-          function_id: request.function_id,
-        }),
-      );
-    }
-    return result;
+    return this.calls.call<T>(request);
   }
 
   fireTrigger<T = unknown>(binding: TriggerBinding, payload: unknown, options?: FireOptions): Promise<FireResult<T>> {

@@ -1,0 +1,70 @@
+/**
+ * `trigger()`: builds the `invokefunction` frame for a call and tracks its answer. Sync and enqueue calls get an
+ * invocation id, a client-side deadline (sent along as `timeout_ms`) and a pending entry; void calls get neither
+ * and resolve at once. A payload that cannot be serialised rejects the call instead of throwing.
+ */
+import { randomUUID } from 'node:crypto';
+import { InvocationError } from '../errors.js';
+import type { InvokeFunction, WorkerToEngine } from '../protocol.js';
+import type { TriggerRequest } from '../types.js';
+import type { PendingInvocations } from './pending-invocations.js';
+
+export class OutgoingCalls {
+  constructor(
+    private readonly pending: PendingInvocations,
+    /** Sends now or queues; throws when the frame cannot be serialised. */
+    private readonly send: (frame: WorkerToEngine) => void,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  call<T>(request: TriggerRequest): Promise<T> {
+    const action = request.action ?? undefined;
+    if (action !== undefined && action.type === 'void') return this.fireAndForget(request);
+    const invocationId = randomUUID();
+    const timeoutMs = request.timeoutMs ?? this.defaultTimeoutMs;
+    const result = this.pending.add<T>(invocationId, request.function_id, timeoutMs);
+    const frame: InvokeFunction = {
+      type: 'invokefunction',
+      invocation_id: invocationId,
+      function_id: request.function_id,
+      data: request.payload,
+      action,
+      metadata: request.metadata,
+      traceparent: request.traceparent,
+      baggage: request.baggage,
+      timeout_ms: timeoutMs,
+    };
+    try {
+      this.send(frame);
+    } catch (err) {
+      this.pending.fail(invocationId, serializationError(request.function_id, err));
+    }
+    return result;
+  }
+
+  private fireAndForget<T>(request: TriggerRequest): Promise<T> {
+    const frame: InvokeFunction = {
+      type: 'invokefunction',
+      function_id: request.function_id,
+      data: request.payload,
+      action: request.action,
+      metadata: request.metadata,
+      traceparent: request.traceparent,
+      baggage: request.baggage,
+    };
+    try {
+      this.send(frame);
+    } catch (err) {
+      return Promise.reject(serializationError(request.function_id, err));
+    }
+    return Promise.resolve(undefined as T);
+  }
+}
+
+function serializationError(functionId: string, err: unknown): InvocationError {
+  return new InvocationError({
+    code: 'serialization_error',
+    message: `payload is not serialisable as JSON: ${(err as Error).message}`,
+    function_id: functionId,
+  });
+}
