@@ -208,14 +208,38 @@ describe('stream client socket: limits (RELIABILITY.md E)', () => {
     expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
   });
 
-  it('closes a handshake that does not complete within the handshake timeout', async () => {
-    const { port } = await startServer({ handshakeTimeoutMs: 500 });
+  it('closes trickling handshakes at the handshake timeout while real clients still connect', async () => {
+    const { port, url } = await startServer({ handshakeTimeoutMs: 500 });
+    const started = Date.now();
+    const trickling = Array.from({ length: 50 }, () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n'); // never finishes the headers
+      const timer = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
+      return new Promise<number>((resolve) =>
+        socket.once('close', () => {
+          clearInterval(timer);
+          resolve(Date.now() - started);
+        }),
+      );
+    });
+    const legit = await Promise.all(Array.from({ length: 10 }, () => status(url)));
+    expect(legit).toEqual(Array(10).fill(101));
+    const closedAfter = await Promise.all(trickling);
+    expect(Math.max(...closedAfter)).toBeLessThan(2500);
+  });
+
+  it('rejects an upgrade with 2,000 headers without crashing', async () => {
+    const { port, url } = await startServer();
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
-    socket.write('GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n'); // never finishes the headers
-    const started = Date.now();
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    const headers = Array.from({ length: 2000 }, (_, i) => `X-H${i}: ${'v'.repeat(10)}\r\n`).join('');
+    socket.write(`GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`);
     await new Promise((resolve) => socket.once('close', resolve));
-    expect(Date.now() - started).toBeLessThan(2500);
+    expect(answer).not.toMatch(/^HTTP\/1\.1 101/);
+    expect(await status(url)).toBe(101);
   });
 
   it('closes a client that floods messages with 1008', async () => {
