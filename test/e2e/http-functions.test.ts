@@ -142,6 +142,39 @@ describe('HTTP functions with a permissive local policy', () => {
   });
 });
 
+describe('lifetime', () => {
+  it('an HTTP function goes away with the worker that registered it, and replicas keep it alive', async () => {
+    const up = await upstream();
+    const engine = await startEngine({
+      modules: [
+        {
+          class: MODULE,
+          config: { security: { url_allowlist: ['*'], block_private_ips: false, require_https: false } },
+        },
+      ],
+    });
+    const fn = [{ id: 'life::fn', invocation: { url: `http://127.0.0.1:${up.port}/ok` } }];
+    const first = registerFunctions(engine, 'svc', fn);
+    const second = registerFunctions(engine, 'iii', fn);
+    try {
+      await Promise.all([first.waitForOutput('ready'), second.waitForOutput('ready')]);
+      expect(await rawCall(engine.url, 'life::fn', { n: 1 })).toEqual({ result: { echoed: { n: 1 } } });
+      await first.stop();
+      expect(await rawCall(engine.url, 'life::fn', { n: 2 })).toEqual({ result: { echoed: { n: 2 } } });
+      await second.stop();
+      await waitFor(
+        async () => (await rawCall(engine.url, 'life::fn', {})).error?.code === 'function_not_found',
+        5000,
+        'life::fn to be gone',
+      );
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+      await engine.stop();
+      await close(up.server);
+    }
+  });
+});
+
 /** A host name (not "localhost") that /etc/hosts maps to loopback, to prove the connect-path check on names. */
 async function loopbackName(): Promise<string | undefined> {
   let hosts = '';
