@@ -8,8 +8,8 @@
  * durability never waits for it. After an I/O error the store refuses further writes (`store_failed`) until it is
  * reopened: after a failed fsync the kernel may have dropped dirty pages, so later "successful" fsyncs prove nothing.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
@@ -55,8 +55,9 @@ export class FileAdapter implements StateAdapter {
   }
 
   async start(): Promise<void> {
-    mkdirSync(dirname(this.options.filePath), { recursive: true });
-    const db = new Database(this.options.filePath);
+    const path = databasePath(this.options.filePath);
+    mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
     try {
       // Exclusive: a second svc-state on the same file fails at start instead of missing the other's changes.
       db.pragma('locking_mode = EXCLUSIVE');
@@ -68,7 +69,7 @@ export class FileAdapter implements StateAdapter {
       db.exec('BEGIN IMMEDIATE; COMMIT'); // takes the exclusive lock now
     } catch (err) {
       db.close();
-      throw new StoreError('store_open_failed', `cannot open state file ${this.options.filePath}: ${String(err)}`, {
+      throw new StoreError('store_open_failed', `cannot open state file ${path}: ${String(err)}`, {
         cause: err,
       });
     }
@@ -208,6 +209,12 @@ export class FileAdapter implements StateAdapter {
     if (this.closed || this.statements === undefined) throw closedError();
     return this.statements;
   }
+}
+
+/** `file_path` is the database file; when it names an existing directory, the file `state.sqlite` inside it. */
+export function databasePath(filePath: string): string {
+  const isDirectory = statSync(filePath, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return isDirectory ? join(filePath, 'state.sqlite') : filePath;
 }
 
 /** An input error thrown by `mutate` marks this write as failed; an SQL error propagates and aborts the batch. */
