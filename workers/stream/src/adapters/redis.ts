@@ -31,6 +31,12 @@ if old then
 end
 return old`;
 
+/** The scripts above, loaded once and called by SHA (ioredis `defineCommand`). */
+interface ScriptCommands {
+  streamSet(key: string, item: string, value: string, channel: string, head: string): Promise<string | null>;
+  streamDelete(key: string, item: string, channel: string, head: string): Promise<string | null>;
+}
+
 const UPDATE_CONNECTIONS = 4;
 const MAX_UPDATE_ATTEMPTS = 50;
 
@@ -47,6 +53,7 @@ const MAX_UPDATE_ATTEMPTS = 50;
 export class RedisStreamAdapter implements StreamAdapter {
   readonly name = 'kvserver';
   private readonly commands: Redis;
+  private readonly scripts: ScriptCommands;
   private readonly subscriber: Redis;
   private readonly updaters: Array<{ conn: Redis; tail: Promise<unknown> }> = [];
   private nextUpdater = 0;
@@ -57,6 +64,9 @@ export class RedisStreamAdapter implements StreamAdapter {
   constructor(private readonly options: RedisAdapterOptions) {
     const redisOptions = { maxRetriesPerRequest: 3, lazyConnect: true };
     this.commands = new Redis(options.url, redisOptions);
+    this.commands.defineCommand('streamSet', { numberOfKeys: 1, lua: SET_SCRIPT });
+    this.commands.defineCommand('streamDelete', { numberOfKeys: 1, lua: DELETE_SCRIPT });
+    this.scripts = this.commands as unknown as ScriptCommands;
     this.subscriber = new Redis(options.url, redisOptions);
     for (const conn of [this.commands, this.subscriber]) conn.on('error', (e) => options.onError?.(e));
     this.channel = `${options.keyPrefix}stream::events`;
@@ -93,15 +103,7 @@ export class RedisStreamAdapter implements StreamAdapter {
     const data = value ?? null;
     const timestamp = Date.now();
     const head = this.head(stream, group, item, timestamp);
-    const old = (await this.commands.eval(
-      SET_SCRIPT,
-      1,
-      this.key(stream, group),
-      item,
-      JSON.stringify(data),
-      this.channel,
-      head,
-    )) as string | null;
+    const old = await this.scripts.streamSet(this.key(stream, group), item, JSON.stringify(data), this.channel, head);
     const oldValue: unknown = old === null ? null : JSON.parse(old);
     const type = old === null ? ('create' as const) : ('update' as const);
     const message: StreamWrapperMessage = {
@@ -119,8 +121,7 @@ export class RedisStreamAdapter implements StreamAdapter {
     this.assertOpen();
     const timestamp = Date.now();
     const head = `${this.head(stream, group, item, timestamp)}delete","data":`;
-    const old = (await this.commands.eval(DELETE_SCRIPT, 1, this.key(stream, group), item, this.channel, head)) as
-      string | null;
+    const old = await this.scripts.streamDelete(this.key(stream, group), item, this.channel, head);
     if (old === null) return { old_value: null, message: undefined };
     const data: unknown = JSON.parse(old);
     const message: StreamWrapperMessage = {
