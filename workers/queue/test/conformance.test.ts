@@ -174,8 +174,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
   });
 
   maybe('a poison message does not hold up the others', async () => {
-    // The poison job's retry waits 1.5 s; every healthy job enqueued behind it must be done before that retry.
-    const a = await make({ maxAttempts: 2, backoffMs: 1500, concurrency: 5 }, ['mixed']);
+    // The poison job's retry waits 2.5 s; every healthy job enqueued behind it must be done before that retry.
+    const a = await make({ maxAttempts: 2, backoffMs: 2500, concurrency: 5 }, ['mixed']);
     const healthy: string[] = [];
     let poisonRetryAt = 0;
     await a.consume('mixed', async (job) => {
@@ -186,8 +186,9 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
       healthy.push(job.id);
     });
     await a.enqueue('mixed', { id: 'poison', function_id: 'f', data: null });
-    const acked: string[] = [];
-    for (let i = 0; i < 200; i++) acked.push(await a.enqueue('mixed', { id: `h${i}`, function_id: 'f', data: i }));
+    const acked = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => a.enqueue('mixed', { id: `h${i}`, function_id: 'f', data: i })),
+    );
     await waitFor(() => healthy.length === 200, 10_000, 'healthy jobs');
     expect(poisonRetryAt).toBe(0);
     await waitFor(async () => (await a.topicStats('mixed')).dead === 1, 5_000, 'poison dead letter');
