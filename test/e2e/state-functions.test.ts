@@ -75,10 +75,16 @@ describe('state functions through the engine (our SDK)', () => {
     );
   });
 
-  it('list answers the values of a scope; list_groups the sorted scopes', async () => {
+  it('list answers the values of a scope, list_entries its keys and values, list_groups the sorted scopes', async () => {
     await call('state::set', { scope: 'fn-list', key: 'b', value: 2 });
     await call('state::set', { scope: 'fn-list', key: 'a', value: 1 });
     expect(await call('state::list', { scope: 'fn-list' })).toEqual([1, 2]);
+    expect(await call('state::list_entries', { scope: 'fn-list' })).toEqual({
+      entries: [
+        { key: 'a', value: 1 },
+        { key: 'b', value: 2 },
+      ],
+    });
     const { groups } = await call<{ groups: string[] }>('state::list_groups', {});
     expect(groups).toContain('fn-list');
     expect(groups).toEqual([...groups].sort());

@@ -21,6 +21,7 @@ export const STATE_FUNCTION_IDS = [
   'state::delete',
   'state::update',
   'state::list',
+  'state::list_entries',
   'state::list_groups',
 ] as const;
 
@@ -96,11 +97,22 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
 
   client.registerFunction(
     'state::list',
-    (payload: unknown) => {
+    async (payload: unknown) => {
       const scope = nameField('state::list', fieldsOf('state::list', payload), 'scope');
-      return storeCall('state::list', 'LIST_ERROR', 'list values', () => adapter.list(scope));
+      const entries = await storeCall('state::list', 'LIST_ERROR', 'list values', () => adapter.list(scope));
+      return entries.map((entry) => entry.value);
     },
     { description: 'Every value in a scope, ordered by key' },
+  );
+
+  client.registerFunction(
+    'state::list_entries',
+    async (payload: unknown) => {
+      const scope = nameField('state::list_entries', fieldsOf('state::list_entries', payload), 'scope');
+      const entries = await storeCall('state::list_entries', 'LIST_ERROR', 'list entries', () => adapter.list(scope));
+      return { entries };
+    },
+    { description: 'Every {key, value} of a scope, ordered by key (for the console: state::list has no keys)' },
   );
 
   client.registerFunction(

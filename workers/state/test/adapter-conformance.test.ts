@@ -58,7 +58,11 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     await store.set('b', 'a', 1);
     await store.set('a', 'k', 'v');
     await store.set('b', 'm', 2);
-    expect(await store.list('b')).toEqual([1, 2, 3]);
+    expect(await store.list('b')).toEqual([
+      { key: 'a', value: 1 },
+      { key: 'm', value: 2 },
+      { key: 'z', value: 3 },
+    ]);
     expect(await store.list('none')).toEqual([]);
     expect(await store.listGroups()).toEqual(['a', 'b']);
     await store.delete('a', 'k');

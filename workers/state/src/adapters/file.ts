@@ -21,6 +21,7 @@ import {
   type Mutation,
   type StateAdapter,
   type StateChange,
+  type StateEntry,
   type UpdateResult,
   type WriteResult,
 } from './types.js';
@@ -57,7 +58,8 @@ export class FileAdapter implements StateAdapter {
   async start(): Promise<void> {
     const path = databasePath(this.options.filePath);
     mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    // A short busy timeout: the only other holder of the file would be a second svc-state (refused below).
+    const db = new Database(path, { timeout: 1000 });
     try {
       // Exclusive: a second svc-state on the same file fails at start instead of missing the other's changes.
       db.pragma('locking_mode = EXCLUSIVE');
@@ -119,9 +121,9 @@ export class FileAdapter implements StateAdapter {
     });
   }
 
-  async list(scope: string): Promise<JsonValue[]> {
+  async list(scope: string): Promise<StateEntry[]> {
     const rows = this.stmts().list.all(scope) as { key: string; value: string }[];
-    return rows.sort(byKey).map((row) => parseStored(row.value));
+    return rows.map((row) => ({ key: row.key, value: parseStored(row.value) })).sort(byKey);
   }
 
   async listGroups(): Promise<string[]> {

@@ -7,6 +7,7 @@ import {
   type JsonValue,
   type Mutation,
   type StateAdapter,
+  type StateEntry,
   type UpdateResult,
   type WriteResult,
 } from './types.js';
@@ -55,10 +56,10 @@ export class MemoryAdapter implements StateAdapter {
     return { old_value: current, new_value: next, written: true };
   }
 
-  async list(scope: string): Promise<JsonValue[]> {
+  async list(scope: string): Promise<StateEntry[]> {
     this.assertOpen();
-    const entries = [...(this.scopes.get(scope) ?? new Map<string, string>())].map(([key, text]) => ({ key, text }));
-    return entries.sort(byKey).map((entry) => parseStored(entry.text));
+    const entries = [...(this.scopes.get(scope) ?? new Map<string, string>())];
+    return entries.map(([key, text]) => ({ key, value: parseStored(text) })).sort(byKey);
   }
 
   async listGroups(): Promise<string[]> {

@@ -21,6 +21,7 @@ import {
   type JsonValue,
   type Mutation,
   type StateAdapter,
+  type StateEntry,
   type UpdateResult,
   type WriteResult,
 } from './types.js';
@@ -108,13 +109,12 @@ export class RedisAdapter implements StateAdapter {
     );
   }
 
-  async list(scope: string): Promise<JsonValue[]> {
+  async list(scope: string): Promise<StateEntry[]> {
     this.assertOpen();
     const all = await this.redis.hgetall(this.hashKey(scope));
     return Object.entries(all)
-      .map(([key, text]) => ({ key, text }))
-      .sort(byKey)
-      .map((entry) => parseStored(entry.text));
+      .map(([key, text]) => ({ key, value: parseStored(text) }))
+      .sort(byKey);
   }
 
   async listGroups(): Promise<string[]> {

@@ -34,6 +34,11 @@ export interface StateChange {
   new_value: JsonValue | null;
 }
 
+export interface StateEntry {
+  key: string;
+  value: JsonValue;
+}
+
 export type ChangeListener = (change: StateChange) => void;
 
 export interface WriteResult {
@@ -65,8 +70,8 @@ export interface StateAdapter {
   /** Resolves the previous value, or `undefined` when there was none (then nothing changes and no event fires). */
   delete(scope: string, key: string): Promise<JsonValue | undefined>;
   update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult>;
-  /** Every value in the scope, ordered by key. */
-  list(scope: string): Promise<JsonValue[]>;
+  /** Every entry of the scope, ordered by key. */
+  list(scope: string): Promise<StateEntry[]>;
   /** Every scope holding at least one key, sorted, without duplicates. */
   listGroups(): Promise<string[]>;
   /** Sets the one change listener (see the file comment). */

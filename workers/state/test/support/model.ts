@@ -27,9 +27,9 @@ export class Model {
     else this.scopes.set(scope, entries);
   }
 
-  list(scope: string): JsonValue[] {
+  list(scope: string): { key: string; value: JsonValue }[] {
     const entries = [...(this.scopes.get(scope) ?? new Map<string, JsonValue>())];
-    return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
+    return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => ({ key, value }));
   }
 
   groups(): string[] {
