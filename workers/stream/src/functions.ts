@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InvocationError, type SvcClient } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
-import { applyUpdateOps } from './update-ops.js';
+import type { StreamStore } from './store.js';
 
 const name = z.string().min(1);
 const groupInput = z.object({ stream_name: name, group_id: name });
@@ -19,12 +19,19 @@ function parse<S extends z.ZodType>(functionId: string, schema: S, payload: unkn
   throw new InvocationError({ code: 'invalid_input', message: `${functionId}: ${problems}`, function_id: functionId });
 }
 
+const itemKey = (i: z.output<typeof itemInput>) => ({
+  stream_name: i.stream_name,
+  group_id: i.group_id,
+  item_id: i.item_id,
+});
+
 /**
  * Registers the `stream::*` functions (PROTOCOL.md §4.1). Every write hands its change event to `onChange` (the
  * local `stream` triggers); the adapter's feed takes it to the clients of every process.
  */
 export function registerStreamFunctions(
   client: SvcClient,
+  store: StreamStore,
   adapter: StreamAdapter,
   onChange: (message: StreamWrapperMessage) => void,
 ): void {
@@ -32,32 +39,29 @@ export function registerStreamFunctions(
     client.registerFunction(id, (payload: unknown) => handler(parse(id, schema, payload)));
   };
 
-  fn('stream::get', itemInput, (i) => adapter.get(i.stream_name, i.group_id, i.item_id));
+  fn('stream::get', itemInput, (i) => store.get(itemKey(i)));
 
   fn('stream::set', setInput, async (i) => {
-    const { message, ...result } = await adapter.set(i.stream_name, i.group_id, i.item_id, i.data ?? null);
-    onChange(message);
+    const { message, ...result } = await store.set(itemKey(i), i.data ?? null);
+    if (message) onChange(message);
     return result;
   });
 
   fn('stream::delete', itemInput, async (i) => {
-    const { message, old_value } = await adapter.delete(i.stream_name, i.group_id, i.item_id);
+    const { message, old_value } = await store.delete(itemKey(i));
     if (message) onChange(message);
     return { old_value };
   });
 
   fn('stream::update', updateInput, async (i) => {
-    const ops = i.ops;
-    const { message, errors, ...result } = await adapter.update(i.stream_name, i.group_id, i.item_id, (current) =>
-      applyUpdateOps(current, ops),
-    );
-    onChange(message);
+    const { message, errors, ...result } = await store.update(itemKey(i), i.ops);
+    if (message) onChange(message);
     return errors.length > 0 ? { ...result, errors } : result;
   });
 
-  fn('stream::list', groupInput, (i) => adapter.list(i.stream_name, i.group_id));
+  fn('stream::list', groupInput, (i) => store.list(i.stream_name, i.group_id));
 
-  fn('stream::list_groups', listGroupsInput, (i) => adapter.listGroups(i.stream_name));
+  fn('stream::list_groups', listGroupsInput, (i) => store.listGroups(i.stream_name));
 
   fn('stream::list_all', z.object({}).loose(), async () => {
     const streams = await adapter.listAll();
@@ -69,7 +73,7 @@ export function registerStreamFunctions(
       type: 'event',
       event: { type: i.type, data: i.data ?? null },
     });
-    await adapter.publish(message);
+    await store.publish(message);
     onChange(message);
     return undefined;
   });

@@ -11,6 +11,8 @@ import { createAdapter, serverOptions, streamConfigSchema } from './config.js';
 import { registerStreamFunctions } from './functions.js';
 import { StreamClientServer } from './server/client-server.js';
 import { StreamTriggers } from './triggers.js';
+import { CustomStreams } from './custom-streams.js';
+import { StreamStore } from './store.js';
 
 const config = readModuleConfig('svc-stream', streamConfigSchema);
 
@@ -21,7 +23,10 @@ await runCapabilityWorker({
     await adapter.start();
     const triggers = new StreamTriggers(client, logger, config.join_timeout_ms);
     triggers.register();
-    registerStreamFunctions(client, adapter, (message) => triggers.fireChange(message));
+    const custom = new CustomStreams(client, logger);
+    await custom.start();
+    const store = new StreamStore(adapter, custom);
+    registerStreamFunctions(client, store, adapter, (message) => triggers.fireChange(message));
     const authFunction = config.auth_function;
     const server = new StreamClientServer(
       serverOptions(config),
@@ -32,6 +37,11 @@ await runCapabilityWorker({
           : {}),
         authorizeJoin: (event) => triggers.authorizeJoin(event),
         notifyLeave: (event) => triggers.notifyLeave(event),
+        snapshot: async (request) =>
+          request.id === null
+            ? store.list(request.streamName, request.groupId)
+            : ((await store.get({ stream_name: request.streamName, group_id: request.groupId, item_id: request.id })) ??
+              null),
       },
       logger,
     );

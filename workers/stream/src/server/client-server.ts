@@ -26,6 +26,8 @@ export interface ClientServerHooks {
   authenticate?: (input: StreamAuthInput) => Promise<AuthDecision>;
   authorizeJoin(event: JoinLeaveEvent): Promise<boolean>;
   notifyLeave(event: JoinLeaveEvent): void;
+  /** The `sync` read; default: the adapter's list (group) or get (item). */
+  snapshot?: (request: SubscriptionRequest) => Promise<unknown>;
 }
 
 export interface ClientServerOptions extends ConnectionLimits {
@@ -138,6 +140,7 @@ export class StreamClientServer implements ConnectionHost {
   }
 
   snapshot(request: SubscriptionRequest): Promise<unknown> {
+    if (this.hooks.snapshot) return this.hooks.snapshot(request);
     if (request.id === null) return this.adapter.list(request.streamName, request.groupId);
     return this.adapter.get(request.streamName, request.groupId, request.id).then((value) => value ?? null);
   }
