@@ -37,6 +37,8 @@ describe('serializeResult (PROTOCOL.md §6)', () => {
     const r = serializeResult({ status_code: 302, headers: ['Location: /next', 'X-A: 1', 'x-a: 2'] });
     expect(r.status).toBe(302);
     expect(r.headers).toMatchObject({ location: '/next', 'x-a': '1, 2' });
+    const cookies = serializeResult({ headers: ['Set-Cookie: a=1', 'Set-Cookie: b=2'] });
+    expect(cookies.headers['set-cookie']).toEqual(['a=1', 'b=2']);
   });
 
   it('refuses what cannot be sent, naming the problem', () => {

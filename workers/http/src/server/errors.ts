@@ -40,7 +40,8 @@ export function errorEnvelope(status: number, code: string, message: string): Er
 /** A response decided by svc-http (not by a handler). */
 export interface PlainResponse {
   status: number;
-  headers: Record<string, string>;
+  /** Lower-case names; `set-cookie` may hold several values (each is sent as its own header line). */
+  headers: Record<string, string | string[]>;
   body: Buffer;
 }
 

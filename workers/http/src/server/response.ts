@@ -22,7 +22,7 @@ export function serializeResult(result: unknown): PlainResponse {
   const status = parseStatus(result['status_code']);
   const headers = parseHeaders(result['headers']);
   const body = 'body' in result && result['body'] !== undefined ? result['body'] : {};
-  const userType = headers['content-type'];
+  const userType = headers['content-type'] as string | undefined;
   if (userType !== undefined) {
     if (typeof body === 'string') return { status, headers, body: Buffer.from(body) };
     if (body === null) return { status, headers, body: Buffer.alloc(0) };
@@ -31,7 +31,7 @@ export function serializeResult(result: unknown): PlainResponse {
   return jsonResponse(status, headers, body);
 }
 
-function jsonResponse(status: number, headers: Record<string, string>, body: unknown): PlainResponse {
+function jsonResponse(status: number, headers: Record<string, string | string[]>, body: unknown): PlainResponse {
   return { status, headers: { ...headers, 'content-type': 'application/json' }, body: Buffer.from(toJson(body)) };
 }
 
@@ -51,9 +51,12 @@ function parseStatus(value: unknown): number {
   return value;
 }
 
-/** Header names are lower-cased so a user `Content-Type` is recognised; later duplicates are joined with ", ". */
-export function parseHeaders(value: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * Header names are lower-cased so a user `Content-Type` is recognised; later duplicates are joined with ", ",
+ * except `set-cookie`, whose values must stay separate header lines.
+ */
+export function parseHeaders(value: unknown): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   if (value === undefined || value === null) return out;
   const pairs: Array<[string, unknown]> = [];
   if (Array.isArray(value)) {
@@ -74,7 +77,9 @@ export function parseHeaders(value: unknown): Record<string, string> {
   for (const [name, raw] of pairs) {
     const text = headerValue(name, raw);
     const key = name.toLowerCase();
-    out[key] = out[key] === undefined ? text : `${out[key]}, ${text}`;
+    const prev = out[key];
+    if (key === 'set-cookie') out[key] = prev === undefined ? [text] : [...(prev as string[]), text];
+    else out[key] = prev === undefined ? text : `${prev as string}, ${text}`;
   }
   return out;
 }

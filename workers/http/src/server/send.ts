@@ -13,7 +13,7 @@ export function send(
   closeConnection = false,
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     if (!DROPPED.has(name)) headers[name] = value;
   }
