@@ -234,4 +234,29 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     for (let i = 0; i < 3; i++) await a.enqueue('idem', { id: 'same', function_id: 'f', data: i });
     expect((await a.topicStats('idem')).waiting).toBe(1);
   });
+
+  maybe(
+    'ambiguous enqueue (applied, but the producer saw an error): retrying with the same id runs it once',
+    async () => {
+      if (!kind.dedupes) return; // RabbitMQ keeps no index of message ids; see README "Delivery guarantees"
+      const a = await make({}, ['ambiguous']);
+      const runs = new Map<string, number>();
+      await a.consume('ambiguous', async (job) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1));
+      let seed = 42;
+      const flip = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 10 < 3; // 30 %: "timed out"
+      const keys = Array.from({ length: 100 }, (_, i) => `key-${i}`);
+      await Promise.all(
+        keys.map(async (key) => {
+          for (;;) {
+            await a.enqueue('ambiguous', { id: key, function_id: 'f', data: null }); // the write happened...
+            if (!flip()) return; // ...and the producer saw it, or it saw a timeout and retries
+            await sleep(5);
+          }
+        }),
+      );
+      await waitFor(() => runs.size === 100, 10_000, '100 keys');
+      await sleep(100);
+      expect([...runs.values()].filter((n) => n > 1)).toEqual([]);
+    },
+  );
 });

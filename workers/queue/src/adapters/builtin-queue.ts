@@ -5,7 +5,10 @@
  */
 import type { JobPatch, JobRow, JobStore } from './builtin-store.js';
 import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
-import { backoffDelay, toErrorInfo } from './types.js';
+import { backoffDelay, DEDUPE_WINDOW_MS, toErrorInfo } from './types.js';
+
+/** Bound on the remembered completed ids per queue (memory stays flat under any load). */
+const MAX_REMEMBERED = 100_000;
 
 export class BuiltinQueue {
   private ready: JobRow[] = [];
@@ -15,6 +18,8 @@ export class BuiltinQueue {
   private readonly running = new Map<string, { row: JobRow; abort: AbortController; done: Promise<void> }>();
   /** Every job this queue holds (idempotency of enqueue by id). */
   private readonly jobs = new Map<string, JobRow>();
+  /** Ids completed recently (id → when), oldest first: a producer's retry of a finished job is a no-op. */
+  private readonly completed = new Map<string, number>();
   private handler: JobHandler | null = null;
   private stopped = false;
 
@@ -26,7 +31,7 @@ export class BuiltinQueue {
   ) {}
 
   has(id: string): boolean {
-    return this.jobs.has(id);
+    return this.jobs.has(id) || this.completed.has(id);
   }
 
   /** Adds a job; resolves once it is durable. */
@@ -149,6 +154,7 @@ export class BuiltinQueue {
   private complete(row: JobRow): void {
     this.running.delete(row.id);
     this.jobs.delete(row.id);
+    this.remember(row.id);
     this.store.remove(row.id).catch(this.onStoreError);
     this.pump();
   }
@@ -165,6 +171,15 @@ export class BuiltinQueue {
       this.delay(row, wait);
     }
     this.pump();
+  }
+
+  private remember(id: string): void {
+    const now = Date.now();
+    this.completed.set(id, now);
+    for (const [old, at] of this.completed) {
+      if (at > now - DEDUPE_WINDOW_MS && this.completed.size <= MAX_REMEMBERED) break;
+      this.completed.delete(old);
+    }
   }
 
   private toDead(row: JobRow, err: { code: string; message: string }): void {

@@ -19,7 +19,7 @@ import type {
   QueueSettings,
   TopicStats,
 } from './types.js';
-import { resolveSettings, toErrorInfo } from './types.js';
+import { DEDUPE_WINDOW_MS, resolveSettings, toErrorInfo } from './types.js';
 
 export interface KvserverOptions {
   kvserver_url: string;
@@ -100,7 +100,8 @@ export class KvserverAdapter implements QueueBackend {
     if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
     const q = await this.queue(queue);
     const s = this.settings(queue);
-    const id = input.id ?? randomUUID();
+    const given = input.id;
+    const id = given ?? randomUUID();
     const payload: Payload = {
       function_id: input.function_id,
       data: input.data ?? null,
@@ -114,6 +115,8 @@ export class KvserverAdapter implements QueueBackend {
       backoff: { type: 'exponential', delay: s.backoffMs },
       removeOnComplete: true,
       removeOnFail: false,
+      // A producer's retry with the same id after the job already completed must not run it again.
+      ...(given ? { deduplication: { id: given, ttl: DEDUPE_WINDOW_MS } } : {}),
     });
     return id;
   }

@@ -11,7 +11,8 @@
  * Guarantees every backend gives:
  * - `enqueue` resolves only once the job is durable in the backend (file store: committed and fsynced; Redis: written
  *   to the server; RabbitMQ: confirmed by the broker). A resolved enqueue is never lost. Enqueuing an id that the
- *   queue already holds is a no-op (idempotent producer retries).
+ *   queue holds, or completed within the last `DEDUPE_WINDOW_MS`, is a no-op (idempotent producer retries; not on
+ *   RabbitMQ, which keeps no index of message ids).
  * - delivery is at least once: a job whose handler did not finish (the process died, the handler was cut off) is
  *   delivered again; duplicates happen only for such jobs.
  * - `fifo` queues deliver one job at a time in enqueue order (a failing job waits out its backoff behind the jobs
@@ -22,6 +23,9 @@
  * default 5 s; a handler still running then is abandoned and will be redelivered), flushes what is pending to storage
  * and releases every connection and timer. No handler is called after `close()` resolved.
  */
+
+/** How long a completed job's id still makes a new enqueue with that id a no-op. */
+export const DEDUPE_WINDOW_MS = 10 * 60_000;
 
 /** What a producer hands over. `id` defaults to a fresh UUID; reusing an id makes the enqueue idempotent. */
 export interface JobInput {
