@@ -112,8 +112,8 @@ describe('svc-cron', () => {
         });
         return list.jobs.find((j) => j.id === trigger.id);
       }, 5000);
-      expect(listed.expression).toBe('0 0 0 1 1 *');
-      expect(listed.next_run).toMatch(/-01-01T00:00:00\.000Z$/);
+      expect(listed!.expression).toBe('0 0 0 1 1 *');
+      expect(listed!.next_run).toMatch(/-01-01T00:00:00\.000Z$/);
       const before = runs.length;
       const fired = await client.trigger<{ fired: boolean; job_id: string }>({
         function_id: 'cron::trigger',
