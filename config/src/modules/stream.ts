@@ -53,6 +53,8 @@ export const streamConfigSchema = z
     max_buffered_bytes: positiveIntSchema.default(4 * 1024 * 1024),
     /** Client frames per second (burst of the same size); beyond it the socket is closed with 1008. */
     max_messages_per_second: positiveIntSchema.default(100),
+    /** Subscriptions one socket may hold; a join beyond it closes the socket with 1008. */
+    max_subscriptions_per_connection: positiveIntSchema.default(1024),
     /** Interval of server pings; a client that misses `max_missed_pongs` in a row is dropped. */
     ping_interval_ms: positiveIntSchema.default(30_000),
     max_missed_pongs: positiveIntSchema.default(2),

@@ -44,6 +44,7 @@ export function serverOptions(config: StreamConfig): ClientServerOptions {
     maxBufferedBytes: config.max_buffered_bytes,
     maxMessagesPerSecond: config.max_messages_per_second,
     maxMissedPongs: config.max_missed_pongs,
+    maxSubscriptions: config.max_subscriptions_per_connection,
     pingIntervalMs: config.ping_interval_ms,
     handshakeTimeoutMs: config.handshake_timeout_ms,
     allowedOrigins: config.allowed_origins,

@@ -20,6 +20,7 @@ const DEFAULTS: Omit<ClientServerOptions, 'port'> = {
   maxBufferedBytes: 256 * 1024,
   maxMessagesPerSecond: 100,
   maxMissedPongs: 2,
+  maxSubscriptions: 1024,
   pingIntervalMs: 30_000,
   handshakeTimeoutMs: 10_000,
   allowedOrigins: null,
@@ -247,6 +248,17 @@ describe('stream client socket: limits (RELIABILITY.md E)', () => {
     const flooder = await client(url);
     for (let i = 0; i < 100; i++) flooder.ws.send('{}');
     expect((await flooder.closed).code).toBe(1008);
+  });
+
+  it('closes a socket that holds more subscriptions than allowed with 1008', async () => {
+    const { url, server } = await startServer({ maxSubscriptions: 3 });
+    const greedy = await client(url);
+    for (let i = 0; i < 3; i++) join(greedy.ws, `s${i}`, 'todo', `g${i}`);
+    join(greedy.ws, 's0', 'todo', 'again'); // replacing an existing subscription is fine
+    await until(() => greedy.frames.length === 4);
+    join(greedy.ws, 's3', 'todo', 'g3');
+    expect((await greedy.closed).code).toBe(1008);
+    await until(() => server.stats.subscriptions === 0);
   });
 
   it('refuses an Origin outside allowed_origins with 403', async () => {

@@ -8,6 +8,7 @@ export interface ConnectionLimits {
   maxBufferedBytes: number;
   maxMessagesPerSecond: number;
   maxMissedPongs: number;
+  maxSubscriptions: number;
 }
 
 /** What a connection needs from the server: join/leave decisions, the snapshot read and the index. */
@@ -135,7 +136,12 @@ export class ClientConnection implements FrameSink {
       return;
     }
     // Joining again with the same subscriptionId replaces the old entry (and sends a new sync).
-    this.subscriptions.get(request.subscriptionId)?.remove();
+    const previous = this.subscriptions.get(request.subscriptionId);
+    if (!previous && this.subscriptions.size >= this.limits.maxSubscriptions) {
+      this.drop(CLOSE.policy, 'too many subscriptions on one socket');
+      return;
+    }
+    previous?.remove();
     const remove = this.host.subscribe(this, request);
     this.subscriptions.set(request.subscriptionId, { request, remove });
     const timestamp = Date.now();
