@@ -259,4 +259,28 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
       expect([...runs.values()].filter((n) => n > 1)).toEqual([]);
     },
   );
+
+  maybe('queue_configs override max_retries and concurrency per queue', async () => {
+    const a = await make(
+      { maxAttempts: 5, concurrency: 10, queueConfigs: { narrow: { max_retries: 1, concurrency: 2 } } },
+      ['narrow'],
+    );
+    let running = 0;
+    let max = 0;
+    const attempts = new Map<string, number>();
+    await a.consume('narrow', async (job) => {
+      running++;
+      max = Math.max(max, running);
+      attempts.set(job.id, job.attempt);
+      await sleep(10);
+      running--;
+      if (job.id === 'bad') throw new Error('always');
+    });
+    await a.enqueue('narrow', { id: 'bad', function_id: 'f', data: null });
+    for (let i = 0; i < 10; i++) await a.enqueue('narrow', { function_id: 'f', data: i });
+    await waitFor(async () => (await a.topicStats('narrow')).dead === 1, 5_000, 'dead letter');
+    expect(max).toBe(2);
+    expect(attempts.get('bad')).toBe(2); // max_retries 1 = two deliveries
+    expect((await a.listDeadLetters('narrow', 0, 1)).messages[0]).toMatchObject({ id: 'bad', attempts: 2 });
+  });
 });
