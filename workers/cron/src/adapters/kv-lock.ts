@@ -27,6 +27,7 @@ export class KvCronAdapter implements CronLockAdapter {
   private timer: NodeJS.Timeout | undefined;
   private dirty = false;
   private closed = false;
+  private lastSweep = 0;
 
   constructor(
     private readonly config: KvCronConfig,
@@ -46,7 +47,8 @@ export class KvCronAdapter implements CronLockAdapter {
     const now = this.now();
     const held = this.claims.get(key);
     if (held && held.expiresAt > now) return null;
-    this.sweep(now);
+    // Expired claims are dropped at most once a second: claims are made at every tick of every job.
+    if (now - this.lastSweep >= 1000) this.sweep(now);
     const token = randomUUID();
     this.claims.set(key, { token, expiresAt: now + this.config.lock_ttl_ms });
     this.dirty = true;
@@ -74,6 +76,7 @@ export class KvCronAdapter implements CronLockAdapter {
   }
 
   private sweep(now: number): void {
+    this.lastSweep = now;
     for (const [key, claim] of this.claims) if (claim.expiresAt <= now) this.claims.delete(key);
   }
 
