@@ -1,0 +1,49 @@
+/**
+ * svc-queue spawned by the engine from its config file (`modules::queue::QueueModule`, supervised): Enqueue works
+ * with the resolved config (queue_configs applied), exactly as when started by hand.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TriggerAction, type SvcClient } from '@svc/sdk';
+import { startEngine, waitFor, type EngineProcess } from '../harness.js';
+import { builtinMemory, client } from './queue-support.js';
+
+let engine: EngineProcess;
+let worker: SvcClient;
+const seen: number[] = [];
+
+beforeAll(async () => {
+  engine = await startEngine({
+    modules: [
+      {
+        class: 'modules::queue::QueueModule',
+        config: { queue_configs: { ordered: { type: 'fifo' } }, adapter: builtinMemory() },
+      },
+    ],
+  });
+  worker = client(engine.url, 'queue-config-e2e');
+  worker.registerFunction('qcfg::record', async (p: { n: number }) => {
+    await new Promise((r) => setTimeout(r, 2));
+    seen.push(p.n);
+  });
+  await worker.ready();
+});
+
+afterAll(async () => {
+  await worker?.shutdown();
+  await engine?.stop();
+});
+
+describe('svc-queue from the engine config', () => {
+  it('serves TriggerAction.Enqueue, and the fifo queue from queue_configs runs in order', async () => {
+    const enqueue = (n: number) =>
+      worker.trigger<{ messageReceiptId: string }>({
+        function_id: 'qcfg::record',
+        payload: { n },
+        action: TriggerAction.Enqueue({ queue: 'ordered' }),
+      });
+    await waitFor(() => enqueue(0).then(() => true), 15_000, 'svc-queue to be up');
+    for (let n = 1; n <= 20; n++) await enqueue(n);
+    await waitFor(() => seen.length >= 21, 5_000, '21 runs');
+    expect(seen).toEqual(Array.from({ length: 21 }, (_, i) => i));
+  });
+});
