@@ -10,6 +10,11 @@ export interface Connection {
    * it was just closed because its outbound buffer exceeded its bound).
    */
   send(message: EngineToWorker): boolean;
+  /**
+   * Optional: delivers an already-encoded frame (a result relayed verbatim, saving a re-encode on the hot path).
+   * Only called with text the engine decoded and validated itself.
+   */
+  sendRaw?(text: string): boolean;
   /** Closes the connection (used when a `reattach` evicts an old connection). Idempotent. */
   close(code?: number, reason?: string): void;
   /** Optional protocol features announced at connect (`x-svc-features`), e.g. `cancel`. */

@@ -55,14 +55,17 @@ export class EngineCore {
     return worker;
   }
 
-  /** One decoded message from `worker`. Never throws on any well-formed message. */
-  receive(worker: Worker, msg: Message): void {
+  /**
+   * One decoded message from `worker`. Never throws on any well-formed message. `raw` is the frame's text when
+   * it came off a socket; a result whose ids need no rewriting is relayed as that text, without re-encoding.
+   */
+  receive(worker: Worker, msg: Message, raw?: string): void {
     if (worker.closed) return;
     switch (msg.type) {
       case 'invokefunction':
         return this.router.invoke(worker, msg);
       case 'invocationresult':
-        if (!this.router.result(worker, msg)) this.unknownResult(worker, msg.invocation_id);
+        if (!this.router.result(worker, msg, raw)) this.unknownResult(worker, msg.invocation_id);
         return;
       case 'registerfunction':
         return this.registerFunction(worker, msg);

@@ -80,14 +80,22 @@ export class Router {
     this.dispatch(replica, functionId, data, options, timeoutMs, undefined, undefined, onDone);
   }
 
-  /** The executor's `invocationresult`. Returns false when no such invocation is running on this worker. */
-  result(executor: Worker, msg: InvocationResult): boolean {
+  /**
+   * The executor's `invocationresult`. Returns false when no such invocation is running on this worker. When the
+   * caller used the same invocation id and can take raw text, the validated frame is relayed as it came.
+   */
+  result(executor: Worker, msg: InvocationResult, raw?: string): boolean {
     const inv = this.table.get(msg.invocation_id);
     if (inv === undefined || inv.executor !== executor) return false;
     this.table.end(inv);
     const error = msg.error ? msg.error : undefined;
-    if (inv.caller !== undefined) {
-      inv.caller.send(resultFrame(inv.callerInvocationId!, inv.functionId, msg.result, error, msg));
+    const caller = inv.caller;
+    if (caller !== undefined) {
+      if (raw !== undefined && inv.callerInvocationId === inv.id && caller.conn.sendRaw !== undefined) {
+        if (!caller.closed) caller.conn.sendRaw(raw);
+        return true;
+      }
+      caller.send(resultFrame(inv.callerInvocationId!, inv.functionId, msg.result, error, msg));
     } else if (inv.onDone !== undefined) {
       inv.onDone(error ? { error } : { result: msg.result });
     }

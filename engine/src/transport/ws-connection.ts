@@ -31,6 +31,10 @@ export class WsConnection implements Connection, Beating {
   ) {}
 
   send(message: EngineToWorker): boolean {
+    return this.sendRaw(encodeFrame(message));
+  }
+
+  sendRaw(text: string): boolean {
     const ws = this.ws;
     if (ws.readyState !== WebSocket.OPEN) return false;
     if (ws.bufferedAmount > this.maxBufferedBytes) {
@@ -42,7 +46,7 @@ export class WsConnection implements Connection, Beating {
       this.socket.cork();
       process.nextTick(uncork, this);
     }
-    ws.send(encodeFrame(message));
+    ws.send(text);
     return true;
   }
 

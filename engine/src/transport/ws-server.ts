@@ -109,9 +109,10 @@ export class WsServer {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       conn.seen = true;
       if (isBinary && isTelemetryFrame(data)) return;
-      const decoded = decodeFrame(data.toString());
+      const text = data.toString();
+      const decoded = decodeFrame(text);
       if (!decoded.ok) errors.report(decoded, worker.id);
-      else this.deliver(worker, decoded.message);
+      else this.deliver(worker, decoded.message, text);
     });
     ws.on('close', () => {
       this.untrack(ws, conn);
@@ -119,9 +120,9 @@ export class WsServer {
     });
   }
 
-  private deliver(worker: Worker, message: Parameters<EngineCore['receive']>[1]): void {
+  private deliver(worker: Worker, message: Parameters<EngineCore['receive']>[1], raw: string): void {
     try {
-      this.core.receive(worker, message);
+      this.core.receive(worker, message, raw);
     } catch (err) {
       // A bug must not take the engine down with it: log it and keep serving.
       this.options.logger.error({ err, type: message.type, workerId: worker.id }, 'failed to handle a frame');

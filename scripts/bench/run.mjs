@@ -1,0 +1,75 @@
+// `npm run bench`: runs every scripts/bench/*.mjs (except this file) that exports `run({ log })`, prints one
+// table of rows `{ name, value, unit, floor?, ratio? }` and writes them as JSON to bench-results/.
+// `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words.
+// Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '../..');
+const filters = process.argv.slice(2);
+
+function pad(text, width, right = false) {
+  const s = String(text ?? '');
+  return right ? s.padStart(width) : s.padEnd(width);
+}
+
+function printTable(rows) {
+  const headers = ['area', 'name', 'value', 'unit', 'floor', 'ratio'];
+  const cells = rows.map((r) => [r.area, r.name, r.value, r.unit, r.floor ?? '', r.ratio ?? '']);
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
+  const numeric = [false, false, true, false, true, true];
+  const line = (values) => values.map((v, i) => pad(v, widths[i], numeric[i])).join('  ');
+  console.log(line(headers));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+async function main() {
+  const scripts = readdirSync(HERE)
+    .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+    .filter((f) => filters.length === 0 || filters.some((w) => f.includes(w)))
+    // helper scripts (child processes, servers) are never imported: only files that export `run`
+    .filter((f) =>
+      /export\s+(async\s+)?function\s+run\b|export\s*\{[^}]*\brun\b/.test(readFileSync(join(HERE, f), 'utf8')),
+    )
+    .sort();
+  const rows = [];
+  const failures = [];
+  for (const file of scripts) {
+    const area = basename(file, '.mjs');
+    const mod = await import(pathToFileURL(join(HERE, file)).href);
+    if (typeof mod.run !== 'function') continue;
+    const started = Date.now();
+    console.log(`== ${area}`);
+    try {
+      const result = await mod.run({ log: (msg) => console.log(`   ${msg}`) });
+      for (const row of result ?? []) rows.push({ area, ...row });
+      console.log(`   done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      failures.push({ area, error: String(err?.stack ?? err) });
+      console.error(`   ${area} failed: ${err?.message ?? err}`);
+    }
+  }
+  console.log('');
+  printTable(rows);
+  const outDir = join(ROOT, 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = join(outDir, `bench-${stamp}.json`);
+  const machine = { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg(), node: process.version };
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, rows, failures }, null, 2));
+  console.log(
+    `\nwritten to ${file} (load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
+  if (failures.length > 0) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
