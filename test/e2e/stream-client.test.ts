@@ -30,12 +30,15 @@ beforeAll(async () => {
     joins.push(event);
     return event.stream_name === 'secret' ? { unauthorized: true } : { unauthorized: false };
   });
+  worker.registerFunction('test::deny_all', async () => ({ unauthorized: true }));
   worker.registerFunction('test::on_leave', async (event: unknown) => void leaves.push(event));
   worker.registerFunction('test::on_change', async (frame: Frame) => void changes.push(frame));
-  worker.registerTrigger({ type: 'stream:join', function_id: 'test::on_join', config: {} });
+  // on_join's binding goes last: bindings reach svc-stream in order, so once the probe below is refused by on_join,
+  // every binding before it is live too.
+  worker.registerTrigger({ type: 'stream:join', function_id: 'test::deny_all', config: { stream_name: 'locked' } });
   worker.registerTrigger({ type: 'stream:leave', function_id: 'test::on_leave', config: {} });
   worker.registerTrigger({ type: 'stream', function_id: 'test::on_change', config: { stream_name: 'todo' } });
-  // Bindings reach svc-stream asynchronously; a refused probe join proves the join binding is live.
+  worker.registerTrigger({ type: 'stream:join', function_id: 'test::on_join', config: {} });
   await waitFor(async () => {
     const probe = await rawClient(stream.url);
     probe.join('probe', 'secret', 'g');
@@ -178,6 +181,17 @@ describe('svc-stream with the real stream client', () => {
     await call('stream::set', { stream_name: 'secret', group_id: 'vault', item_id: 'k', data: { id: 'k' } });
     await new Promise((r) => setTimeout(r, 100));
     expect(raw.frames).toHaveLength(1);
+    raw.ws.close();
+  });
+
+  it('runs a join binding with config.stream_name only for that stream', async () => {
+    const raw = await rawClient(stream.url);
+    raw.join('l', 'locked', 'g');
+    await waitFor(() => raw.frames.length === 1, 5000);
+    expect(raw.frames[0]?.event.type).toBe('unauthorized');
+    raw.join('o', 'open', 'g');
+    await waitFor(() => raw.frames.length === 2, 5000);
+    expect(raw.frames[1]?.event).toEqual({ type: 'sync', data: [] });
     raw.ws.close();
   });
 });

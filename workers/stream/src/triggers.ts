@@ -32,6 +32,12 @@ export function parseChangeFilter(config: unknown): ChangeFilter {
   return filter;
 }
 
+/** A join/leave binding with `config.stream_name` only hears about that stream; without it, about every stream. */
+function forStream(binding: TriggerBinding, stream: string): boolean {
+  const config = isRecord(binding.config) ? binding.config : {};
+  return typeof config.stream_name !== 'string' || config.stream_name === '' || config.stream_name === stream;
+}
+
 function matches(filter: ChangeFilter, message: StreamWrapperMessage): boolean {
   return (
     filter.stream_name === message.streamName &&
@@ -43,8 +49,9 @@ function matches(filter: ChangeFilter, message: StreamWrapperMessage): boolean {
 /**
  * The three trigger types svc-stream provides. `stream` fires on the process that made the change (the payload is
  * the wrapper frame); `stream:join` handlers decide each join (any `{unauthorized: true}`, error or timeout refuses
- * it); `stream:leave` handlers are told of every leave, their results ignored. Join/leave bindings apply to every
- * stream (handlers branch on `stream_name`), as PROTOCOL.md §10.2 2.4 describes.
+ * it); `stream:leave` handlers are told of every leave, their results ignored. A join/leave binding applies to every
+ * stream unless its config names a `stream_name` (the original engine ignored that key, PROTOCOL.md §10.2 2.4;
+ * handlers written for it branch on `stream_name` themselves and work the same here).
  */
 export class StreamTriggers {
   private readonly changes = new Map<string, { binding: TriggerBinding; filter: ChangeFilter }>();
@@ -89,7 +96,7 @@ export class StreamTriggers {
   }
 
   async authorizeJoin(event: JoinLeaveEvent): Promise<boolean> {
-    for (const binding of [...this.joins.values()]) {
+    for (const binding of [...this.joins.values()].filter((b) => forStream(b, event.stream_name))) {
       try {
         const outcome = await this.client.fireTrigger(binding, event, { timeoutMs: this.joinTimeoutMs });
         if (outcome.fired && isRecord(outcome.result) && outcome.result.unauthorized === true) return false;
@@ -103,7 +110,7 @@ export class StreamTriggers {
   }
 
   notifyLeave(event: JoinLeaveEvent): void {
-    const bindings = [...this.leaves.values()];
+    const bindings = [...this.leaves.values()].filter((b) => forStream(b, event.stream_name));
     if (bindings.length === 0) return;
     void (async () => {
       for (const binding of bindings) {
