@@ -117,6 +117,15 @@ describe.each([['ours'], ['iii']])('HTTP triggers with %s SDK functions', (p) =>
     await allowed.body.dump();
   });
 
+  it('route middleware answers the request itself or lets it through', async () => {
+    const denied = await request(`${http.base}/${p}/mw/3`);
+    expect(denied.statusCode).toBe(401);
+    expect(await denied.body.json()).toEqual({ phase: 'preHandler', denied: true });
+    const passed = await request(`${http.base}/${p}/mw/3`, { headers: { 'x-token': 'ok' } });
+    expect(passed.statusCode).toBe(201);
+    expect(((await passed.body.json()) as { got: { path_params: unknown } }).got.path_params).toEqual({ id: '3' });
+  });
+
   it('no answer within default_timeout → 504', async () => {
     const t0 = Date.now();
     const res = await request(`${http.base}/${p}/slow?ms=60000`);

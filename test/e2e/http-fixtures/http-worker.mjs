@@ -50,6 +50,11 @@ worker.registerFunction(`${p}::release`, async () => {
 worker.registerFunction(`${p}::no`, async () => false);
 worker.registerFunction(`${p}::yes`, async () => true);
 worker.registerFunction(`${p}::html`, async () => ({ headers: { 'Content-Type': 'text/html' }, body: '<b>hi</b>' }));
+worker.registerFunction(`${p}::mw`, async (input) =>
+  input?.request?.headers?.['x-token'] === 'ok'
+    ? { action: 'continue' }
+    : { action: 'respond', response: { status_code: 401, body: { phase: input?.phase, denied: true } } },
+);
 worker.registerFunction(`${p}::other`, async () => ({ body: 'other' }));
 
 const http = (function_id, api_path, http_method, extra = {}) =>
@@ -61,6 +66,7 @@ http(`${p}::release`, `/${p}/release`, 'POST');
 http(`${p}::echo`, `/${p}/guarded`, 'GET', { condition_function_id: `${p}::no` });
 http(`${p}::echo`, `/${p}/allowed`, 'GET', { condition_function_id: `${p}::yes` });
 http(`${p}::html`, `/${p}/html`, 'get');
+http(`${p}::echo`, `/${p}/mw/:id`, 'GET', { middleware_function_ids: [`${p}::mw`] });
 if (process.env.CONFLICTS === '1') {
   setTimeout(() => {
     http(`${p}::other`, `/${p}/echo/:id`, 'POST');

@@ -4,8 +4,8 @@
  * to the worker that registered the trigger).
  *
  * Binding config (PROTOCOL.md §4.2): `api_path` (required; leading `/` optional; `:param` segments),
- * `http_method` (default GET; GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS; any case), `condition_function_id?`.
- * `middleware_function_ids` is accepted for wire compatibility but not run (documented in README.md).
+ * `http_method` (default GET; GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS; any case), `condition_function_id?`,
+ * `middleware_function_ids?` (function ids run in order before the condition and the function).
  */
 import type { TriggerBinding, TriggerTypeHandler } from '@svc/sdk';
 import {
@@ -37,6 +37,10 @@ export function toRouteTarget(binding: TriggerBinding): RouteTarget {
   if (condition !== undefined && condition !== null && (typeof condition !== 'string' || condition === '')) {
     throw new Error('condition_function_id must be a non-empty string (a function id)');
   }
+  const middleware = c['middleware_function_ids'] ?? [];
+  if (!Array.isArray(middleware) || middleware.some((m) => typeof m !== 'string' || m === '')) {
+    throw new Error('middleware_function_ids must be an array of function ids');
+  }
   if (typeof binding.function_id !== 'string' || binding.function_id === '') {
     throw new Error('http trigger needs a function_id');
   }
@@ -46,6 +50,7 @@ export function toRouteTarget(binding: TriggerBinding): RouteTarget {
     apiPath,
     method: method as HttpMethod,
     conditionFunctionId: typeof condition === 'string' ? condition : undefined,
+    middlewareFunctionIds: middleware as string[],
     metadata: binding.metadata,
   };
 }

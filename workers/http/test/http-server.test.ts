@@ -17,8 +17,22 @@ afterEach(async () => {
 
 async function start(invoker: Invoker, opts: { limit?: number; timeout?: number; body?: number } = {}) {
   const routes = new RouteTable();
-  const add = (id: string, method: HttpMethod, apiPath: string, conditionFunctionId?: string) =>
-    routes.add({ triggerId: id, functionId: id, apiPath, method, conditionFunctionId, metadata: { m: id } });
+  const add = (
+    id: string,
+    method: HttpMethod,
+    apiPath: string,
+    conditionFunctionId?: string,
+    middleware: string[] = [],
+  ) =>
+    routes.add({
+      triggerId: id,
+      functionId: id,
+      apiPath,
+      method,
+      conditionFunctionId,
+      middlewareFunctionIds: middleware,
+      metadata: { m: id },
+    });
   const server = new HttpServer({
     host: '127.0.0.1',
     port: 0,

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { RouteConflictError, RouteTable, type HttpMethod, type RouteTarget } from '../src/server/route-table.js';
 
 function target(triggerId: string, method: HttpMethod, apiPath: string, functionId = `fn::${triggerId}`): RouteTarget {
-  return { triggerId, functionId, apiPath, method, conditionFunctionId: undefined, metadata: undefined };
+  return {
+    triggerId,
+    functionId,
+    apiPath,
+    method,
+    conditionFunctionId: undefined,
+    middlewareFunctionIds: [],
+    metadata: undefined,
+  };
 }
 
 describe('RouteTable', () => {

@@ -1,8 +1,12 @@
 /**
- * Runs one routed request through its functions: the condition (when the route has one) and then the bound
- * function, and classifies how it ended. The condition gets the same payload; the function runs only when the
- * condition returns a truthy value (the same rule as the SDK's fireTrigger), otherwise the request is skipped
- * (422). Errors keep the code and message the executor sent; the stack stays in `stack` for the log.
+ * Runs one routed request through its functions and classifies how it ended:
+ * 1. the route's middleware (`middleware_function_ids`, in order), each called with
+ *    `{phase:'preHandler', request:{path_params, query_params, headers, method}, context:{}}` and answering
+ *    `{action:'continue'}` or `{action:'respond', response:{status_code, headers, body}}` (which ends the request);
+ * 2. the condition (when the route has one), with the same payload as the function; the function runs only when
+ *    it returns a truthy value (the same rule as the SDK's fireTrigger), otherwise the request is skipped (422);
+ * 3. the bound function.
+ * Errors keep the code and message the executor sent; the stack stays in `stack` for the log.
  */
 import type { RouteTarget } from './route-table.js';
 
@@ -16,20 +20,26 @@ export interface Invoker {
   invoke(functionId: string, payload: unknown, options: InvokeOptions): Promise<unknown>;
 }
 
+export type Stage = 'middleware' | 'condition' | 'handler';
+
 export type DispatchOutcome =
   | { kind: 'result'; value: unknown }
   | { kind: 'skipped' }
-  | { kind: 'timeout' }
-  | { kind: 'error'; code: string; message: string; stack: string | undefined; during: 'condition' | 'handler' };
+  | { kind: 'timeout'; during: Stage }
+  | { kind: 'error'; code: string; message: string; stack: string | undefined; during: Stage; functionId: string };
 
 const TIMEOUT_CODES = new Set(['TIMEOUT', 'invocation_timeout']);
 
 export async function dispatch(
   invoker: Invoker,
   target: RouteTarget,
-  payload: unknown,
+  payload: HttpPayloadLike,
   deadline: number,
 ): Promise<DispatchOutcome> {
+  for (const id of target.middlewareFunctionIds) {
+    const outcome = await runMiddleware(invoker, id, payload, target.metadata, deadline);
+    if (outcome) return outcome;
+  }
   if (target.conditionFunctionId) {
     const condition = await call(invoker, target.conditionFunctionId, payload, target.metadata, deadline, 'condition');
     if (condition.kind !== 'result') return condition;
@@ -44,17 +54,59 @@ async function call(
   payload: unknown,
   metadata: unknown,
   deadline: number,
-  during: 'condition' | 'handler',
+  during: Stage,
 ): Promise<DispatchOutcome> {
   const timeoutMs = deadline - Date.now();
-  if (timeoutMs <= 0) return { kind: 'timeout' };
+  if (timeoutMs <= 0) return { kind: 'timeout', during };
   try {
     return { kind: 'result', value: await invoker.invoke(functionId, payload, { timeoutMs, metadata }) };
   } catch (err) {
     const { code, message, stack } = describeError(err);
-    if (TIMEOUT_CODES.has(code)) return { kind: 'timeout' };
-    return { kind: 'error', code, message, stack, during };
+    if (TIMEOUT_CODES.has(code)) return { kind: 'timeout', during };
+    return { kind: 'error', code, message, stack, during, functionId };
   }
+}
+
+/** Undefined means "continue"; an outcome ends the request (a response, an error or a timeout). */
+async function runMiddleware(
+  invoker: Invoker,
+  functionId: string,
+  payload: HttpPayloadLike,
+  metadata: unknown,
+  deadline: number,
+): Promise<DispatchOutcome | undefined> {
+  const input = {
+    phase: 'preHandler',
+    request: {
+      path_params: payload.path_params,
+      query_params: payload.query_params,
+      headers: payload.headers,
+      method: payload.method,
+    },
+    context: {},
+  };
+  const outcome = await call(invoker, functionId, input, metadata, deadline, 'middleware');
+  if (outcome.kind !== 'result') return outcome;
+  const answer = outcome.value as { action?: unknown; response?: unknown } | null;
+  if (answer && typeof answer === 'object' && answer.action === 'continue') return undefined;
+  if (answer && typeof answer === 'object' && answer.action === 'respond') {
+    return { kind: 'result', value: answer.response ?? {} };
+  }
+  return {
+    kind: 'error',
+    code: 'invalid_response',
+    message: `middleware '${functionId}' must return {action:'continue'} or {action:'respond', response}`,
+    stack: undefined,
+    during: 'middleware',
+    functionId,
+  };
+}
+
+interface HttpPayloadLike {
+  path_params: unknown;
+  query_params: unknown;
+  headers: unknown;
+  method: unknown;
 }
 
 /** An invocation error's code, its message without the "<code>: " prefix the SDK adds, and the remote stack. */

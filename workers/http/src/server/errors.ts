@@ -14,6 +14,7 @@ export const HttpErrorCode = {
   Overloaded: 'SERVICE_UNAVAILABLE',
   ShuttingDown: 'SHUTTING_DOWN',
   GatewayTimeout: 'GATEWAY_TIMEOUT',
+  MiddlewareTimeout: 'MIDDLEWARE_TIMEOUT',
   InternalError: 'INTERNAL_ERROR',
   InvalidResponse: 'invalid_response',
 } as const;

@@ -169,12 +169,16 @@ function toResponse(
     case 'skipped':
       return errorResponse(422, HttpErrorCode.ConditionNotMet, 'Request condition not met', {}, { skipped: true });
     case 'timeout': {
+      if (outcome.during === 'middleware') {
+        const msg = `middleware did not answer within ${opts.defaultTimeoutMs} ms`;
+        return errorResponse(504, HttpErrorCode.MiddlewareTimeout, msg);
+      }
       const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
       return errorResponse(504, HttpErrorCode.GatewayTimeout, msg);
     }
     case 'error': {
       const reply = errorResponse(500, outcome.code, outcome.message);
-      const fn = outcome.during === 'condition' ? match.target.conditionFunctionId : match.target.functionId;
+      const fn = outcome.functionId;
       opts.logger.warn(
         { route, function_id: fn, code: outcome.code, error_id: reply.envelope.error.error_id, stack: outcome.stack },
         `${outcome.during} failed: ${outcome.message}`,

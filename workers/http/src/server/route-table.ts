@@ -21,6 +21,8 @@ export interface RouteTarget {
   apiPath: string;
   method: HttpMethod;
   conditionFunctionId: string | undefined;
+  /** Called in order before the condition and the function; any of them may answer the request itself. */
+  middlewareFunctionIds: string[];
   metadata: unknown;
 }
 
@@ -239,6 +241,7 @@ function sameBinding(a: RouteTarget, b: RouteTarget): boolean {
     a.apiPath === b.apiPath &&
     a.method === b.method &&
     a.conditionFunctionId === b.conditionFunctionId &&
+    a.middlewareFunctionIds.join('\n') === b.middlewareFunctionIds.join('\n') &&
     JSON.stringify(a.metadata) === JSON.stringify(b.metadata)
   );
 }
