@@ -1,11 +1,12 @@
 /**
- * Half-open connections: a frozen engine (SIGSTOP, no FIN) is noticed from the missing engine pings, the worker
- * reconnects once the engine resumes, and its functions are callable again.
+ * Lost connections: a frozen engine (SIGSTOP, no FIN) is noticed from the missing engine pings, the worker
+ * reconnects once the engine resumes, and its functions are callable again. When the engine dies, calls in
+ * flight fail at once and running handlers are aborted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, waitFor, type EngineProcess } from '../../test/harness.js';
-import type { ConnectionState, SvcClient } from '../src/index.js';
-import { connect, shutdownAll } from './support.js';
+import type { ConnectionState, HandlerContext, SvcClient } from '../src/index.js';
+import { barrier, connect, deferred, shutdownAll } from './support.js';
 
 let engine: EngineProcess;
 
@@ -43,5 +44,24 @@ describe('heartbeat', () => {
     engine.proc.kill('SIGCONT');
     await waitFor(() => worker.workerId !== before, 8000, 'a new session after the engine resumed');
     await expect(worker.trigger({ function_id: 'hb::ping', payload: {} })).resolves.toBe('pong');
+  });
+
+  it('when the engine dies, a call in flight fails at once and a running handler is aborted', async () => {
+    const worker = connect(engine.url, 'hb-dying');
+    const started = deferred<void>();
+    const aborted = deferred<string>();
+    worker.registerFunction('hb::hang', (_p: unknown, ctx: HandlerContext) => {
+      started.resolve();
+      ctx.signal.addEventListener('abort', () => aborted.resolve((ctx.signal.reason as { code: string }).code));
+      return new Promise(() => undefined);
+    });
+    await barrier(worker);
+    const call = worker.trigger({ function_id: 'hb::hang', payload: {}, timeoutMs: 20000 }).catch((e: unknown) => e);
+    await started.promise;
+    const t0 = Date.now();
+    await engine.kill();
+    await expect(call).resolves.toMatchObject({ code: 'invocation_stopped', function_id: 'hb::hang' });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await expect(aborted.promise).resolves.toBe('connection_lost');
   });
 });

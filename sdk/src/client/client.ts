@@ -192,8 +192,10 @@ export class Client implements SvcClient {
   }
 
   /** Sends now, or keeps the frame until the connection is back (PROTOCOL §1.5 step 5). */
-  sendQueued(frame: WorkerToEngine): void {
-    if (!this.transport.send(frame)) this.queue.push(frame);
+  sendQueued(frame: WorkerToEngine): boolean {
+    if (this.transport.send(frame)) return true;
+    this.queue.push(frame);
+    return false;
   }
 
   /** Registration frames are never queued: the store replays them on the next open. */
@@ -263,6 +265,9 @@ export class Client implements SvcClient {
         'engine connection lost',
       );
     }
+    // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
+    this.pending.failSent(connectionLostError);
+    this.runner.abortAll('connection_lost');
     void this.providers.deactivateAll();
     this.settings.onConnectionStateChange?.({ connected: false, willReconnect: info.willReconnect });
   }
@@ -274,6 +279,14 @@ export class Client implements SvcClient {
     this.queue.clear();
     await this.transport.close();
   }
+}
+
+function connectionLostError(functionId: string): InvocationError {
+  return new InvocationError({
+    code: 'invocation_stopped',
+    message: 'the connection to the engine was lost before the answer arrived',
+    function_id: functionId,
+  });
 }
 
 function shutdownError(functionId: string | undefined): InvocationError {

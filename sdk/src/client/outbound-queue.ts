@@ -64,6 +64,9 @@ export class OutboundQueue {
         this.frames = frames.slice(i).concat(this.frames);
         return false;
       }
+      if (frame.type === 'invokefunction' && typeof frame.invocation_id === 'string') {
+        this.pending.markSent(frame.invocation_id);
+      }
     }
     return true;
   }

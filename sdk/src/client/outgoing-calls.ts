@@ -12,8 +12,8 @@ import type { PendingInvocations } from './pending-invocations.js';
 export class OutgoingCalls {
   constructor(
     private readonly pending: PendingInvocations,
-    /** Sends now or queues; throws when the frame cannot be serialised. */
-    private readonly send: (frame: WorkerToEngine) => void,
+    /** Sends now (true) or queues (false); throws when the frame cannot be serialised. */
+    private readonly send: (frame: WorkerToEngine) => boolean,
     private readonly defaultTimeoutMs: number,
   ) {}
 
@@ -22,7 +22,6 @@ export class OutgoingCalls {
     if (action !== undefined && action.type === 'void') return this.fireAndForget(request);
     const invocationId = randomUUID();
     const timeoutMs = request.timeoutMs ?? this.defaultTimeoutMs;
-    const result = this.pending.add<T>(invocationId, request.function_id, timeoutMs);
     const frame: InvokeFunction = {
       type: 'invokefunction',
       invocation_id: invocationId,
@@ -34,12 +33,14 @@ export class OutgoingCalls {
       baggage: request.baggage,
       timeout_ms: timeoutMs,
     };
+    let sent: boolean;
     try {
-      this.send(frame);
+      sent = this.send(frame);
     } catch (err) {
-      this.pending.fail(invocationId, serializationError(request.function_id, err));
+      return Promise.reject(serializationError(request.function_id, err));
     }
-    return result;
+    // Registered after the send: an answer can only arrive on a later turn of the event loop.
+    return this.pending.add<T>(invocationId, request.function_id, timeoutMs, sent);
   }
 
   private fireAndForget<T>(request: TriggerRequest): Promise<T> {

@@ -1,7 +1,12 @@
 /**
  * Calls this client made that await an `invocationresult`, keyed by invocation id. Each has a client-side
- * deadline (also sent to the engine as `timeout_ms`); a late result for a timed-out id is ignored. The per-call timer uses a shared bound method with the
- * id as argument, so a call costs one promise and one timer, not extra closures.
+ * deadline (also sent to the engine as `timeout_ms`); a late result for a timed-out id is ignored. The per-call
+ * timer uses a shared bound method with the id as argument, so a call costs one promise and one timer, not extra
+ * closures.
+ *
+ * A call is either `sent` (on a connection) or still queued. When a connection drops, the engine stops every
+ * invocation that connection started, so sent calls can never be answered: they fail at once
+ * (`failSent`) instead of waiting for their deadline. Queued calls go out after the reconnect.
  */
 import { InvocationError, toInvocationError } from '../errors.js';
 import type { InvocationResult } from '../protocol.js';
@@ -12,6 +17,7 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  sent: boolean;
 }
 
 export class PendingInvocations {
@@ -37,11 +43,27 @@ export class PendingInvocations {
     return this.pending.has(id);
   }
 
-  add<T>(id: string, functionId: string, timeoutMs: number): Promise<T> {
+  add<T>(id: string, functionId: string, timeoutMs: number, sent: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(this.onTimeout, timeoutMs, id);
-      this.pending.set(id, { functionId, timeoutMs, resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { functionId, timeoutMs, resolve: resolve as (v: unknown) => void, reject, timer, sent });
     });
+  }
+
+  /** A queued call went out on the (new) connection. */
+  markSent(id: string): void {
+    const p = this.pending.get(id);
+    if (p !== undefined) p.sent = true;
+  }
+
+  /** The connection dropped: fails every call that was sent on it (see the file comment). */
+  failSent(makeError: (functionId: string) => Error): void {
+    for (const [id, p] of this.pending) {
+      if (!p.sent) continue;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(makeError(p.functionId));
+    }
   }
 
   /** Settles the call `result` answers; unknown ids (timed out, or not ours) are ignored. */
