@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEngine, type Child, type EngineProcess } from '../harness.js';
+import { rawCall, startEngine, type Child, type EngineProcess } from '../harness.js';
 import { startHttpWorker, startSvcHttp, waitForRoute, type SvcHttp } from './http-fixtures/support.js';
 
 let engine: EngineProcess;
@@ -16,7 +16,7 @@ let worker: Child;
 beforeAll(async () => {
   engine = await startEngine();
   a = await startSvcHttp(engine.url);
-  worker = startHttpWorker(engine.url, 'svc', 'r');
+  worker = startHttpWorker(engine.url, 'svc', 'r', { LOG_HOLDS: '1' });
   await worker.waitForOutput('ready');
   // b joins after the routes were bound: it gets them replayed.
   b = await startSvcHttp(engine.url);
@@ -43,9 +43,12 @@ it('both replicas serve the same routes', async () => {
 });
 
 it('SIGTERM drains in-flight requests, exits 0, and the other replica keeps serving', async () => {
-  const inFlight = request(`${a.base}/r/slow?ms=800`);
-  await new Promise((r) => setTimeout(r, 200));
+  const inFlight = request(`${a.base}/r/slow?hold=1&ms=30000`);
+  await worker.waitForOutput('held 1');
   const exit = a.stop(10000);
+  // Let the drain begin, then let the held request answer.
+  await a.waitForOutput('svc-http stopping');
+  expect((await rawCall(engine.url, 'r::release', {})).result).toEqual({ body: { released: 1 } });
   const res = await inFlight;
   expect(res.statusCode).toBe(200);
   expect(await res.body.json()).toEqual({ slept: true });

@@ -36,6 +36,7 @@ worker.registerFunction(`${p}::slow`, async (req, ctx) => {
   if (req?.query_params?.hold === '1') {
     await new Promise((resolve) => {
       held.add(resolve);
+      if (process.env.LOG_HOLDS === '1') console.log(`held ${held.size}`);
       setTimeout(resolve, ms);
     });
   } else await sleep(ms, signal);
