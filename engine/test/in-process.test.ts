@@ -12,7 +12,6 @@ const logger = pino({ level: 'silent' });
 let engine: RunningEngine;
 let moduleClient: SvcClient;
 let remote: SvcClient;
-let closed = 0;
 
 const testModule: EngineModule = {
   name: 'test::Module',
@@ -21,7 +20,7 @@ const testModule: EngineModule = {
     moduleClient.registerFunction('mod::add', (p: { a: number; b: number }) => ({ sum: p.a + p.b }));
   },
   async close() {
-    closed++;
+    // the engine closes the module's client itself
   },
 };
 
@@ -59,8 +58,29 @@ describe('in-process module clients', () => {
   });
 
   it('close() is idempotent and closes modules once', async () => {
-    const other = await startEngine({ port: 0, host: '127.0.0.1', modules: [testModule], logger });
+    let closes = 0;
+    const counting: EngineModule = {
+      name: 'test::Counting',
+      start: async () => undefined,
+      close: async () => {
+        closes++;
+      },
+    };
+    const other = await startEngine({ port: 0, host: '127.0.0.1', modules: [counting], logger });
     await Promise.all([other.close(), other.close()]);
-    expect(closed).toBe(1);
+    expect(closes).toBe(1);
+  });
+});
+
+describe('calls from engine modules', () => {
+  it('forward data unchanged (no _caller_worker_id), like trigger-fired calls', async () => {
+    const seen: unknown[] = [];
+    remote.registerFunction('remote::seen', (p: unknown) => {
+      seen.push(p);
+      return null;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await moduleClient.trigger({ function_id: 'remote::seen', payload: { a: 1 } });
+    expect(seen).toEqual([{ a: 1 }]);
   });
 });

@@ -63,7 +63,9 @@ export class Router {
       }
       return;
     }
-    const data = withCallerId(msg.data, caller.id, caller.conn.sharesObjects);
+    const data = injectsCallerId(caller, msg.function_id)
+      ? withCallerId(msg.data, caller.id, caller.conn.sharesObjects)
+      : msg.data;
     const timeoutMs = msg.timeout_ms ?? this.options.invocationTimeoutMs;
     const waiting = callerInvocationId === undefined ? undefined : caller;
     this.dispatch(replica, msg.function_id, data, msg, timeoutMs, waiting, callerInvocationId, undefined);
@@ -205,7 +207,19 @@ function onTimeout(router: Router, inv: Invocation): void {
   router.timedOut(inv);
 }
 
-/** PROTOCOL.md §2.12: a worker's sync and void calls carry `_caller_worker_id` when `data` is an object. */
+/** The engine function that needs to know which worker called it (PROTOCOL.md §1.7). */
+const WORKERS_REGISTER = 'engine::workers::register';
+
+/**
+ * PROTOCOL.md §2.12: a worker's sync and void calls carry `_caller_worker_id`. Calls from engine modules
+ * (in-process) are the engine's own, like trigger-fired calls in the original, and forward `data` unchanged,
+ * except to `engine::workers::register`, which needs the caller's id.
+ */
+function injectsCallerId(caller: Worker, functionId: string): boolean {
+  return caller.conn.kind !== 'in-process' || functionId === WORKERS_REGISTER;
+}
+
+/** Adds `_caller_worker_id` when `data` is an object. */
 function withCallerId(data: unknown, workerId: string, copy: boolean): unknown {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
   if (copy) return { ...(data as Record<string, unknown>), _caller_worker_id: workerId };

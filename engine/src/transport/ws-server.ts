@@ -50,7 +50,9 @@ export class WsServer {
     this.workers = new WebSocketServer(wsOptions);
     this.otel = new WebSocketServer(wsOptions);
     this.heartbeat = new Heartbeat(options.heartbeatIntervalMs, options.heartbeatTimeoutMs, (b) => this.dead(b));
-    this.http = createServer((_req, res) => {
+    // Check header deadlines every second (Node's default sweep is 30 s), so a slow upgrade is cut on time.
+    const sweepMs = Math.max(100, Math.min(1000, Math.floor(options.handshakeTimeoutMs / 2)));
+    this.http = createServer({ connectionsCheckingInterval: sweepMs }, (_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
       res.end('This is the svc engine: connect with a WebSocket (an SDK worker), not plain HTTP.\n');
     });
