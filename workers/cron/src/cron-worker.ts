@@ -8,7 +8,7 @@ import { createLockAdapter, lockTtlMs, type CronConfig } from './config.js';
 import { registerCronFunctions } from './functions.js';
 import { LockHealth } from './lock-health.js';
 import { TickRunner } from './tick-runner.js';
-import { CRON_TRIGGER_TYPE, CronTriggers } from './triggers.js';
+import { CRON_CONFIG_SCHEMA, CRON_PAYLOAD_SCHEMA, CRON_TRIGGER_TYPE, CronTriggers } from './triggers.js';
 
 export interface CronWorker {
   triggers: CronTriggers;
@@ -22,7 +22,12 @@ export async function startCronWorker(client: SvcClient, logger: Logger, config:
   const runner = new TickRunner(client, adapter, health, logger);
   const triggers = new CronTriggers(runner, Math.floor(lockTtlMs(config) / 2), logger);
   client.registerTriggerType(
-    { id: CRON_TRIGGER_TYPE, description: 'Runs a function on a schedule (6 or 7 fields, seconds first; UTC)' },
+    {
+      id: CRON_TRIGGER_TYPE,
+      description: 'Runs a function on a schedule (6 or 7 fields, seconds first; UTC)',
+      trigger_request_format: CRON_CONFIG_SCHEMA,
+      call_request_format: CRON_PAYLOAD_SCHEMA,
+    },
     triggers,
   );
   registerCronFunctions(client, { triggers, runner, health, adapter });

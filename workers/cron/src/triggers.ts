@@ -14,6 +14,28 @@ import type { TickRunner } from './tick-runner.js';
 
 export const CRON_TRIGGER_TYPE = 'cron';
 
+/** JSON Schemas advertised with the trigger type (shown by `engine::triggers::info` and the console). */
+export const CRON_CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    expression: { type: 'string', description: 'sec min hour day-of-month month day-of-week [year]' },
+    timezone: { type: 'string', description: 'IANA time zone; default UTC' },
+    condition_function_id: { type: 'string' },
+  },
+  required: ['expression'],
+} as const;
+
+export const CRON_PAYLOAD_SCHEMA = {
+  type: 'object',
+  properties: {
+    trigger: { const: 'cron' },
+    job_id: { type: 'string' },
+    scheduled_time: { type: 'string', format: 'date-time' },
+    actual_time: { type: 'string', format: 'date-time' },
+  },
+  required: ['trigger', 'job_id', 'scheduled_time', 'actual_time'],
+} as const;
+
 export class CronTriggers implements TriggerTypeHandler<unknown> {
   readonly jobs = new Map<string, CronJob>();
 

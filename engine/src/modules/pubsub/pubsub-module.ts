@@ -31,9 +31,18 @@ export class PubSubModule implements EngineModule {
     const client = (this.client = await ctx.connect('pubsub'));
     client.registerFunction(PUBLISH_FUNCTION_ID, (input: unknown) => this.publish(input), {
       description: 'Publishes { topic, data } to every subscribe trigger on the topic',
+      request_format: { type: 'object', properties: { topic: { type: 'string' }, data: {} }, required: ['topic'] },
     });
     client.registerTriggerType(
-      { id: SUBSCRIBE_TRIGGER_TYPE, description: 'Runs a function for every message published on config.topic' },
+      {
+        id: SUBSCRIBE_TRIGGER_TYPE,
+        description: 'Runs a function for every message published on config.topic',
+        trigger_request_format: {
+          type: 'object',
+          properties: { topic: { type: 'string' }, condition_function_id: { type: 'string' } },
+          required: ['topic'],
+        },
+      },
       {
         registerTrigger: (binding) => this.addBinding(binding),
         unregisterTrigger: (binding) => this.removeBinding(binding.id),
