@@ -15,6 +15,8 @@ export interface UpdateOpError {
 export interface UpdateOutcome {
   value: unknown;
   errors: UpdateOpError[];
+  /** False when no op applied: the item is then neither written nor announced. */
+  changed: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -180,5 +182,5 @@ export function applyUpdateOps(current: unknown, ops: unknown[]): UpdateOutcome 
       errors.push({ op_index: index, code: error.code, message: error.message });
     }
   });
-  return { value: doc === undefined ? null : doc, errors };
+  return { value: doc === undefined ? null : doc, errors, changed: errors.length < ops.length };
 }

@@ -2,6 +2,7 @@
  * One suite for every stream adapter: storage semantics, the change feed (one event per change, in order) and
  * close(). Redis runs against the real server (scripts/services.sh) with a unique key prefix.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,22 @@ for (const [name, make] of Object.entries(factories)) {
       for (const m of seen) expect(typeof m.timestamp).toBe('number');
     });
 
+    it('update that applies no op neither writes nor emits', async () => {
+      const a = await start();
+      const seen = collect(a);
+      const bad = [{ type: 'increment', path: 'n', by: 'x' }];
+      const missing = await a.update('s', 'g', 'none', (c) => applyUpdateOps(c, bad));
+      expect(missing).toMatchObject({ old_value: null, new_value: null, message: undefined });
+      expect(missing.errors).toHaveLength(1);
+      expect(await a.get('s', 'g', 'none')).toBeUndefined();
+      await a.set('s', 'g', 'i', { n: 1 });
+      const kept = await a.update('s', 'g', 'i', (c) => applyUpdateOps(c, bad));
+      expect(kept).toMatchObject({ old_value: { n: 1 }, new_value: { n: 1 }, message: undefined });
+      await until(() => seen.length >= 1);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen.map((m) => m.event.type)).toEqual(['create']);
+    });
+
     it('update applies ops atomically under concurrency (no lost increments)', async () => {
       const a = await start();
       const ops = [{ type: 'increment', path: 'n', by: 1 }];
@@ -151,6 +168,34 @@ describe('stream adapter: file persistence', () => {
     await second.start();
     expect(await second.list('todo', 'inbox')).toEqual([{ id: 'a' }]);
     await second.close();
+  });
+});
+
+describe('stream adapter: file, process killed', () => {
+  it('with save_interval_ms 0, every answered write survives a kill -9', async () => {
+    const filePath = join(dir, 'killed.db');
+    const adapterModule = new URL('../dist/adapters/file.js', import.meta.url).href; // the built adapter
+    const script = `
+      const { FileStreamAdapter } = await import(${JSON.stringify(adapterModule)});
+      const a = new FileStreamAdapter({ filePath: ${JSON.stringify(filePath)}, saveIntervalMs: 0 });
+      await a.start();
+      for (let i = 0; i < 50; i++) await a.set('s', 'g', 'i' + i, { id: 'i' + i });
+      await a.delete('s', 'g', 'i0');
+      process.stdout.write('written\\n');
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const signal = await new Promise((r) => child.on('exit', (_code, sig) => r(sig)));
+    expect(signal).toBe('SIGKILL');
+    expect(out).toContain('written');
+    const reopened = new FileStreamAdapter({ filePath, saveIntervalMs: 0 });
+    await reopened.start();
+    expect(await reopened.list('s', 'g')).toHaveLength(49);
+    expect(await reopened.get('s', 'g', 'i0')).toBeUndefined();
+    await reopened.close();
   });
 });
 

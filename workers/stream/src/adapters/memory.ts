@@ -49,8 +49,9 @@ export class MemoryStreamAdapter implements StreamAdapter {
     this.assertOpen();
     const old = this.read(stream, group, item);
     const outcome = apply(old);
-    this.write(stream, group, item, JSON.stringify(outcome.value));
     const result: UpdateResult = { old_value: old ?? null, new_value: outcome.value, errors: outcome.errors };
+    if (!outcome.changed) return { ...result, message: undefined };
+    this.write(stream, group, item, JSON.stringify(outcome.value));
     const message = wrap(stream, group, item, { type: old === undefined ? 'create' : 'update', data: outcome.value });
     this.emit(message);
     return { ...result, message };

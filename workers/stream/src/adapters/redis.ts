@@ -156,7 +156,18 @@ export class RedisStreamAdapter implements StreamAdapter {
       await conn.watch(key);
       const old = await conn.hget(key, item);
       const oldValue: unknown = old === null ? undefined : JSON.parse(old);
-      const outcome = apply(oldValue);
+      let outcome: UpdateOutcome;
+      try {
+        outcome = apply(oldValue);
+      } catch (error) {
+        await conn.unwatch();
+        throw error;
+      }
+      const result = { old_value: oldValue ?? null, new_value: outcome.value, errors: outcome.errors };
+      if (!outcome.changed) {
+        await conn.unwatch();
+        return { ...result, message: undefined };
+      }
       const timestamp = Date.now();
       const type = old === null ? ('create' as const) : ('update' as const);
       const message: StreamWrapperMessage = {
@@ -172,9 +183,7 @@ export class RedisStreamAdapter implements StreamAdapter {
         .hset(key, item, JSON.stringify(outcome.value))
         .publish(this.channel, JSON.stringify(message))
         .exec();
-      if (done !== null) {
-        return { old_value: oldValue ?? null, new_value: outcome.value, errors: outcome.errors, message };
-      }
+      if (done !== null) return { ...result, message };
     }
     throw Object.assign(new Error(`stream::update gave up after ${MAX_UPDATE_ATTEMPTS} conflicting attempts; retry`), {
       code: 'stream_update_conflict',

@@ -49,13 +49,16 @@ export interface StreamAdapter {
     group: string,
     item: string,
   ): Promise<{ old_value: unknown; message: StreamWrapperMessage | undefined }>;
-  /** Applies `apply` to the current value atomically (no lost update across processes). */
+  /**
+   * Applies `apply` to the current value atomically (no lost update across processes). When the outcome says
+   * nothing changed, nothing is written or emitted (`message` undefined).
+   */
   update(
     stream: string,
     group: string,
     item: string,
     apply: (current: unknown) => UpdateOutcome,
-  ): Promise<UpdateResult & { message: StreamWrapperMessage }>;
+  ): Promise<UpdateResult & { message: StreamWrapperMessage | undefined }>;
   list(stream: string, group: string): Promise<unknown[]>;
   listGroups(stream: string): Promise<string[]>;
   listAll(): Promise<StreamMetadata[]>;
