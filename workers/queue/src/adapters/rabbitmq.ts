@@ -49,6 +49,8 @@ const H_ENQUEUED_AT = 'x-svc-enqueued-at';
 export class BrokerAdapter implements QueueBackend {
   readonly name = 'BrokerAdapter';
   private conn: RecoveringChannelModel | null = null;
+  /** The live connection of the moment (replaced on every reconnect); channels are opened on it. */
+  private model: ChannelModel | null = null;
   private pub: ConfirmChannel | null = null;
   private readonly declared = new Set<string>();
   private readonly handlers = new Map<string, JobHandler>();
@@ -161,6 +163,8 @@ export class BrokerAdapter implements QueueBackend {
 
   /** Runs after every (re)connect: a publishing channel, the topology, the consumers. */
   private async setup(model: ChannelModel): Promise<void> {
+    this.model = model;
+    model.on('error', () => undefined);
     this.pub = await model.createConfirmChannel();
     this.pub.on('error', () => undefined);
     this.consumerChannels = [];
@@ -180,10 +184,10 @@ export class BrokerAdapter implements QueueBackend {
   }
 
   private async startConsumer(queue: string, handler: JobHandler): Promise<void> {
-    if (!this.conn) return;
+    if (!this.model) return;
     const s = this.settings(queue);
     const names = brokerNames(this.options.prefix, queue, s);
-    const ch = await this.conn.createChannel();
+    const ch = await this.model.createChannel();
     ch.on('error', () => undefined);
     await ch.prefetch(s.concurrency);
     this.consumerChannels.push(ch);
@@ -304,8 +308,10 @@ export class BrokerAdapter implements QueueBackend {
 
   /** A short-lived channel: a failed declare or check closes a channel, so admin work never uses a shared one. */
   private async withChannel<T>(fn: (ch: Channel) => Promise<T>): Promise<T> {
-    if (!this.conn) throw unavailable();
-    const ch = await this.conn.createChannel();
+    if (!this.model) throw unavailable();
+    const ch = await this.model.createChannel().catch((err: unknown) => {
+      throw unavailable(err);
+    });
     ch.on('error', () => undefined);
     try {
       return await fn(ch);
