@@ -18,12 +18,15 @@ afterEach(async () => {
 interface Received {
   topic: string;
   data: unknown;
+  traceparent?: string;
 }
 
 async function started(adapter: PubSubAdapter): Promise<{ adapter: PubSubAdapter; got: Received[] }> {
   const got: Received[] = [];
   open.push(adapter);
-  await adapter.start((topic, data) => got.push({ topic, data }), logger);
+  await adapter.start((topic, data, traceparent) => {
+    got.push(traceparent === undefined ? { topic, data } : { topic, data, traceparent });
+  }, logger);
   return { adapter, got };
 }
 
@@ -63,6 +66,15 @@ describe.each(factories)('%s', (_name, make) => {
     await adapter.publish('t', 'late');
     await settle();
     expect(got).toHaveLength(5);
+  });
+
+  it("carries the publisher's traceparent to the delivery", async () => {
+    const { adapter, got } = await started(make());
+    await adapter.subscribe('traced');
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await adapter.publish('traced', { x: 1 }, traceparent);
+    await until(() => got.length === 1);
+    expect(got[0]).toEqual({ topic: 'traced', data: { x: 1 }, traceparent });
   });
 
   it('close() is idempotent', async () => {

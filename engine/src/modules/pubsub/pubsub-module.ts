@@ -6,7 +6,14 @@
  * `publish` resolves once the adapter has taken the message; deliveries are fire-and-forget (void) calls, so a slow
  * subscriber never slows the publisher. Errors: `topic_not_set` (no topic), `publish_failed` (adapter down).
  */
-import { InvocationError, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';
+import {
+  childTraceparent,
+  InvocationError,
+  TriggerAction,
+  type HandlerContext,
+  type SvcClient,
+  type TriggerBinding,
+} from '@svc/sdk';
 import type { Logger } from 'pino';
 import type { EngineModule, ModuleContext } from '../module.js';
 import type { PubSubAdapter } from './adapters/types.js';
@@ -27,9 +34,9 @@ export class PubSubModule implements EngineModule {
 
   async start(ctx: ModuleContext): Promise<void> {
     this.logger = ctx.logger.child({ module: 'pubsub' });
-    await this.adapter.start((topic, data) => this.deliver(topic, data), this.logger);
+    await this.adapter.start((topic, data, traceparent) => this.deliver(topic, data, traceparent), this.logger);
     const client = (this.client = await ctx.connect('pubsub'));
-    client.registerFunction(PUBLISH_FUNCTION_ID, (input: unknown) => this.publish(input), {
+    client.registerFunction(PUBLISH_FUNCTION_ID, (input: unknown, ctx: HandlerContext) => this.publish(input, ctx), {
       description: 'Publishes { topic, data } to every subscribe trigger on the topic',
       request_format: { type: 'object', properties: { topic: { type: 'string' }, data: {} }, required: ['topic'] },
     });
@@ -59,7 +66,7 @@ export class PubSubModule implements EngineModule {
     await this.adapter.close();
   }
 
-  private async publish(input: unknown): Promise<void> {
+  private async publish(input: unknown, ctx: HandlerContext): Promise<void> {
     const { topic, data } = (typeof input === 'object' && input !== null ? input : {}) as {
       topic?: unknown;
       data?: unknown;
@@ -67,7 +74,7 @@ export class PubSubModule implements EngineModule {
     if (typeof topic !== 'string' || topic === '') {
       throw new InvocationError({ code: TOPIC_NOT_SET, message: 'publish needs a topic: { topic: "<name>", data }' });
     }
-    await this.adapter.publish(topic, data);
+    await this.adapter.publish(topic, data, ctx.traceparent);
   }
 
   private async addBinding(binding: TriggerBinding): Promise<void> {
@@ -82,11 +89,13 @@ export class PubSubModule implements EngineModule {
     if (lastOfTopic !== undefined) await this.adapter.unsubscribe(lastOfTopic);
   }
 
-  private deliver(topic: string, data: unknown): void {
+  private deliver(topic: string, data: unknown, traceparent: string | undefined): void {
     const client = this.client;
     if (!client || this.closed) return;
+    // Every delivery of one message joins the publisher's trace (a new one when the publisher sent none).
+    const trace = childTraceparent(traceparent);
     for (const binding of this.subscriptions.bindings(topic)) {
-      client.fireTrigger(binding, data, { action: TriggerAction.Void() }).catch((err: unknown) => {
+      client.fireTrigger(binding, data, { action: TriggerAction.Void(), traceparent: trace }).catch((err: unknown) => {
         this.logger?.warn({ err, topic, function_id: binding.function_id }, 'pubsub delivery failed');
       });
     }

@@ -13,8 +13,8 @@ export class LocalAdapter implements PubSubAdapter {
     this.deliver = deliver;
   }
 
-  async publish(topic: string, data: unknown): Promise<void> {
-    if (this.topics.has(topic)) this.deliver?.(topic, data);
+  async publish(topic: string, data: unknown, traceparent?: string): Promise<void> {
+    if (this.topics.has(topic)) this.deliver?.(topic, data, traceparent);
   }
 
   async subscribe(topic: string): Promise<void> {

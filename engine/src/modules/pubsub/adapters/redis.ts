@@ -46,8 +46,8 @@ export class KvserverAdapter implements PubSubAdapter {
     await Promise.all([ready(this.pub), ready(this.sub)]);
   }
 
-  async publish(topic: string, data: unknown): Promise<void> {
-    const body = JSON.stringify({ data: data ?? null });
+  async publish(topic: string, data: unknown, traceparent?: string): Promise<void> {
+    const body = JSON.stringify(traceparent ? { data: data ?? null, traceparent } : { data: data ?? null });
     try {
       await this.connection(this.pub).publish(this.prefix + topic, body);
     } catch (err) {
@@ -89,7 +89,8 @@ export class KvserverAdapter implements PubSubAdapter {
       this.logger?.warn({ channel }, 'pubsub: dropped a message without a data field');
       return;
     }
-    deliver(channel.slice(this.prefix.length), (parsed as { data: unknown }).data);
+    const { data, traceparent } = parsed as { data: unknown; traceparent?: unknown };
+    deliver(channel.slice(this.prefix.length), data, typeof traceparent === 'string' ? traceparent : undefined);
   }
 }
 

@@ -12,14 +12,15 @@
 
 import type { Logger } from 'pino';
 
-export type Deliver = (topic: string, data: unknown) => void;
+/** `traceparent` (W3C) is the publisher's trace, carried along so deliveries join it; absent when unknown. */
+export type Deliver = (topic: string, data: unknown, traceparent?: string) => void;
 
 export interface PubSubAdapter {
   /** The adapter's config class, e.g. `modules::pubsub::KvserverAdapter`. */
   readonly name: string;
   start(deliver: Deliver, logger: Logger): Promise<void>;
   /** Rejects with `PublishError` when the message could not be handed over (e.g. Redis unreachable). */
-  publish(topic: string, data: unknown): Promise<void>;
+  publish(topic: string, data: unknown, traceparent?: string): Promise<void>;
   subscribe(topic: string): Promise<void>;
   unsubscribe(topic: string): Promise<void>;
   close(): Promise<void>;
