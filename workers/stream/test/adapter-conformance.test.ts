@@ -219,4 +219,34 @@ describe('stream adapter: redis across processes', () => {
       await Promise.all([one.close(), two.close()]);
     }
   });
+
+  it('resumes delivery after Redis drops its connections', async () => {
+    const keyPrefix = `${runId}flap:`;
+    const connectionName = `svc-stream-flap-${process.pid}`;
+    const a = new RedisStreamAdapter({ url: REDIS_URL, keyPrefix, connectionName });
+    await a.start();
+    const admin = new Redis(REDIS_URL);
+    try {
+      const seen = collect(a);
+      await a.set('s', 'g', 'before', 1);
+      await until(() => seen.length === 1);
+      // Only this adapter's connections: the Redis is shared with other tests.
+      const list = (await admin.client('LIST')) as string;
+      const ids = list
+        .split('\n')
+        .filter((line) => line.includes(` name=${connectionName} `))
+        .map((line) => /^id=(\d+)/.exec(line)?.[1])
+        .filter((id): id is string => id !== undefined);
+      expect(ids.length).toBeGreaterThanOrEqual(2);
+      for (const id of ids) await admin.client('KILL', 'ID', id);
+      // The subscriber comes back on its own; a write after that is delivered again.
+      await until(() => {
+        void a.set('s', 'g', 'after', seen.length).catch(() => undefined);
+        return seen.some((m) => m.id === 'after');
+      }, 5000);
+    } finally {
+      await admin.quit();
+      await a.close();
+    }
+  });
 });

@@ -9,6 +9,8 @@ export interface RedisAdapterOptions {
   url: string;
   /** Prepended to every key and to the channel, so several deployments (or test runs) can share one Redis. */
   keyPrefix: string;
+  /** CLIENT SETNAME of every connection (default `svc-stream`), to find them in `CLIENT LIST`. */
+  connectionName?: string;
   onError?: (error: unknown) => void;
 }
 
@@ -62,7 +64,11 @@ export class RedisStreamAdapter implements StreamAdapter {
   private closed = false;
 
   constructor(private readonly options: RedisAdapterOptions) {
-    const redisOptions = { maxRetriesPerRequest: 3, lazyConnect: true };
+    const redisOptions = {
+      maxRetriesPerRequest: 3,
+      lazyConnect: true,
+      connectionName: options.connectionName ?? 'svc-stream',
+    };
     this.commands = new Redis(options.url, redisOptions);
     this.commands.defineCommand('streamSet', { numberOfKeys: 1, lua: SET_SCRIPT });
     this.commands.defineCommand('streamDelete', { numberOfKeys: 1, lua: DELETE_SCRIPT });
