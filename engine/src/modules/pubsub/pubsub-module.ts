@@ -81,12 +81,23 @@ export class PubSubModule implements EngineModule {
     const { topic } = readSubscribeConfig(binding.config);
     // No metadata on deliveries (the protocol's pubsub passes none); the condition function still applies.
     const delivery: TriggerBinding = { id: binding.id, function_id: binding.function_id, config: binding.config };
-    if (this.subscriptions.add(delivery, topic)) await this.adapter.subscribe(topic);
+    if (!this.subscriptions.add(delivery, topic)) return;
+    try {
+      await this.adapter.subscribe(topic);
+    } catch (err) {
+      // Refuse the binding rather than keep one that would never receive anything.
+      this.subscriptions.remove(binding.id);
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot subscribe to topic '${topic}' (${this.adapter.name}): ${why}`);
+    }
   }
 
   private async removeBinding(bindingId: string): Promise<void> {
     const lastOfTopic = this.subscriptions.remove(bindingId);
-    if (lastOfTopic !== undefined) await this.adapter.unsubscribe(lastOfTopic);
+    if (lastOfTopic === undefined) return;
+    await this.adapter.unsubscribe(lastOfTopic).catch((err: unknown) => {
+      this.logger?.warn({ err, topic: lastOfTopic }, 'pubsub: unsubscribe failed; messages for it are dropped here');
+    });
   }
 
   private deliver(topic: string, data: unknown, traceparent: string | undefined): void {
