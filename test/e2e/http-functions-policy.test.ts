@@ -3,7 +3,12 @@
  * refused URL is tried through the same guarded agent the engine module uses, against a loopback canary listener
  * that must record zero connections.
  */
-import { createServer, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
@@ -21,13 +26,14 @@ interface Listener {
   requests: Array<{ url: string; headers: Record<string, unknown> }>;
 }
 
-async function listen(handler?: Parameters<typeof createServer>[1]): Promise<Listener> {
+async function listen(handler?: RequestListener, tlsOptions?: { key: string; cert: string }): Promise<Listener> {
   const l: Listener = { server: undefined as unknown as Server, port: 0, connections: 0, requests: [] };
-  l.server = createServer((req, res) => {
+  const onRequest: RequestListener = (req, res) => {
     l.requests.push({ url: req.url ?? '', headers: req.headers });
     if (handler) handler(req, res);
     else res.end('{"canary":true}');
-  });
+  };
+  l.server = tlsOptions ? createHttpsServer(tlsOptions, onRequest) : createServer(onRequest);
   l.server.on('connection', (s: Socket) => {
     l.connections++;
     s.on('error', () => {});
@@ -167,76 +173,121 @@ describe('scenario 33: resolved addresses', () => {
   });
 });
 
-describe('scenario 34: redirects', () => {
+/** A throwaway certificate for api.example.test and other.example.test (openssl), or undefined without openssl. */
+function testCertificate(): { key: string; cert: string } | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=api.example.test',
+        '-addext',
+        'subjectAltName=DNS:api.example.test,DNS:other.example.test',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const tlsPair = testCertificate();
+
+// Skipped only where openssl is missing (it makes the throwaway certificate of the https origins).
+describe.skipIf(!tlsPair)('scenario 34: redirects', () => {
   let canary: Listener;
   let origin: Listener;
+  let other: Listener;
   let agent: Agent;
   const PUBLIC = '93.184.216.34';
   beforeAll(async () => {
+    const { key, cert } = tlsPair as { key: string; cert: string };
     canary = await listen();
-    origin = await listen((req, res) => {
-      const to: Record<string, string> = {
-        '/metadata': `http://169.254.169.254:${canary.port}/latest`,
-        '/loopback': `http://127.0.0.1:${canary.port}/`,
-        '/downgrade': `http://api.example.test:${origin.port}/ok`,
-        '/loop': '/loop',
-        '/cross': `https://other.example.test:${origin.port}/ok`,
-        '/same': '/ok',
-      };
-      const location = to[req.url ?? ''];
-      if (location) {
-        res.writeHead(302, { location });
-        res.end();
-      } else res.end(JSON.stringify({ ok: true }));
+    other = await listen(undefined, { key, cert });
+    origin = await listen(
+      (req, res) => {
+        const to: Record<string, string> = {
+          '/metadata': `https://169.254.169.254:${canary.port}/latest`,
+          '/loopback': `https://127.0.0.1:${canary.port}/`,
+          '/downgrade': `http://api.example.test:${canary.port}/`,
+          '/loop': '/loop',
+          '/cross': `https://other.example.test:${other.port}/ok`,
+          '/same': '/ok',
+        };
+        const location = to[req.url ?? ''];
+        if (location) {
+          res.writeHead(302, { location });
+          res.end();
+        } else res.end(JSON.stringify({ ok: true }));
+      },
+      { key, cert },
+    );
+    // Both names resolve to a public address (checked as such) that is dialed on loopback.
+    agent = agentFor({
+      resolver: async () => [PUBLIC],
+      dialAddress: (a) => (a === PUBLIC ? '127.0.0.1' : a),
+      ca: [cert],
     });
-    agent = agentFor({ resolver: async () => [PUBLIC], dialAddress: (a) => (a === PUBLIC ? '127.0.0.1' : a) });
   });
   afterAll(async () => {
     await agent.close();
-    await Promise.all([canary, origin].map((l) => new Promise<void>((r) => l.server.close(() => r()))));
+    await Promise.all([canary, origin, other].map((l) => new Promise<void>((r) => l.server.close(() => r()))));
   });
 
-  const call = (policy: UrlPolicy, path: string, headers: Record<string, string> = {}) =>
+  const policy = new UrlPolicy({
+    url_allowlist: ['https://*.example.test:*'],
+    block_private_ips: true,
+    require_https: true,
+  });
+  const call = (path: string, headers: Record<string, string> = {}) =>
     sendOutbound(
       policy,
       agent,
       { maxRedirects: 5, maxResponseBytes: 1024 },
       {
-        url: `http://api.example.test:${origin.port}${path}`,
+        url: `https://api.example.test:${origin.port}${path}`,
         method: 'GET',
         headers,
         body: undefined,
         credentialHeaders: new Set(['authorization', 'cookie']),
-        timeoutMs: 2000,
+        timeoutMs: 3000,
       },
     );
 
-  it('refuses a hop to metadata or loopback, a downgrade, and a loop after the hop limit', async () => {
-    const policy = new UrlPolicy({ url_allowlist: ['*'], block_private_ips: true, require_https: false });
-    await expect(call(policy, '/metadata')).rejects.toThrow(/169\.254\.169\.254.*refused|linkLocal/);
-    await expect(call(policy, '/loopback')).rejects.toThrow(/loopback/);
-    await expect(call(policy, '/loop')).rejects.toMatchObject({ code: 'too_many_redirects' });
-    const httpsOnly = new UrlPolicy({
-      url_allowlist: ['*.example.test:*'],
-      block_private_ips: true,
-      require_https: true,
-    });
-    // The first hop is already http here, so the policy refuses it before any connection.
-    await expect(call(httpsOnly, '/downgrade')).rejects.toThrow(/require_https/);
+  it('refuses a hop to metadata, to loopback, a downgrade to http, and a loop after the hop limit', async () => {
+    await expect(call('/metadata')).rejects.toThrow(/169\.254\.169\.254.*refused/);
+    await expect(call('/loopback')).rejects.toThrow(/127\.0\.0\.1.*refused/);
+    await expect(call('/downgrade')).rejects.toThrow(/require_https/);
+    await expect(call('/loop')).rejects.toMatchObject({ code: 'too_many_redirects' });
     expect(canary.connections).toBe(0);
     expect(origin.requests.filter((r) => r.url === '/loop').length).toBe(6);
   });
 
   it('keeps credentials on a same-origin hop and drops them across origins', async () => {
-    const policy = new UrlPolicy({ url_allowlist: ['*'], block_private_ips: true, require_https: false });
-    origin.requests.length = 0;
-    await call(policy, '/same', { authorization: 'Bearer s3cret', cookie: 'a=1', 'x-plain': 'y' });
-    const hop = origin.requests.find((r) => r.url === '/ok');
-    expect(hop?.headers.authorization).toBe('Bearer s3cret');
-    origin.requests.length = 0;
-    // Cross-origin https hop: refused by TLS on the plain listener, but the credentials must not be offered either.
-    await call(policy, '/cross', { authorization: 'Bearer s3cret' }).catch(() => {});
-    expect(origin.requests.every((r) => r.url !== '/ok' || r.headers.authorization === undefined)).toBe(true);
+    const same = await call('/same', { authorization: 'Bearer s3cret', cookie: 'a=1' });
+    expect(same.status).toBe(200);
+    expect(origin.requests.find((r) => r.url === '/ok')?.headers.authorization).toBe('Bearer s3cret');
+    const cross = await call('/cross', { authorization: 'Bearer s3cret', cookie: 'a=1', 'x-plain': 'y' });
+    expect(cross.status).toBe(200);
+    const hop = other.requests.find((r) => r.url === '/ok');
+    expect(hop?.headers['x-plain']).toBe('y');
+    expect(hop?.headers.authorization).toBeUndefined();
+    expect(hop?.headers.cookie).toBeUndefined();
   });
 });
 

@@ -9,6 +9,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import tls from 'node:tls';
 import { buildConnector } from 'undici';
 import { checkIp, isLocalHostname } from './ip-policy.js';
 import { PolicyError } from './url-policy.js';
@@ -27,6 +28,8 @@ export interface GuardOptions {
    * out → the loopback listener standing in for it). The check itself is unchanged. Not reachable from config.
    */
   dialAddress?: (checked: string) => string;
+  /** Extra trusted CA certificates (PEM) for https upstreams, in addition to the system's. */
+  ca?: string[];
 }
 
 /** Picks the address to connect to, or throws PolicyError naming the blocked address. */
@@ -48,7 +51,10 @@ export async function resolveChecked(hostname: string, opts: GuardOptions): Prom
 
 /** An undici `connect` function that applies resolveChecked before every new connection. */
 export function guardedConnector(opts: GuardOptions): buildConnector.connector {
-  const connect = buildConnector({ timeout: opts.connectTimeoutMs });
+  const connect = buildConnector({
+    timeout: opts.connectTimeoutMs,
+    ...(opts.ca ? { ca: [...tls.rootCertificates, ...opts.ca] } : {}),
+  });
   return (options, callback) => {
     resolveChecked(options.hostname, opts).then(
       (address) => {
