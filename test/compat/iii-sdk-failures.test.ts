@@ -103,4 +103,36 @@ describe('replicas', () => {
       new Set([b.proc.pid]),
     );
   });
+
+  it('a replica killed during continuous calls fails only the calls it held; later calls all succeed', async () => {
+    const c = worker({ FN_PREFIX: 'load', WORKER_NAME: 'load-c' });
+    const d = worker({ FN_PREFIX: 'load', WORKER_NAME: 'load-d' });
+    await Promise.all([c.waitForOutput(/ready /), d.waitForOutput(/ready /)]);
+    await waitFor(async () => (await functionWorkers('load::echo')) === 2, 3000);
+    const outcomes: { startedAt: number; error?: string }[] = [];
+    let running = true;
+    const lane = async (): Promise<void> => {
+      while (running) {
+        const startedAt = Date.now();
+        try {
+          await caller.trigger({ function_id: 'load::echo', payload: {} });
+          outcomes.push({ startedAt });
+        } catch (err) {
+          outcomes.push({ startedAt, error: (err as { code?: string }).code ?? String(err) });
+        }
+      }
+    };
+    const lanes = Array.from({ length: 16 }, lane);
+    await new Promise((r) => setTimeout(r, 500));
+    const killedAt = Date.now();
+    await c.kill();
+    await new Promise((r) => setTimeout(r, 800));
+    running = false;
+    await Promise.all(lanes);
+    const errors = outcomes.filter((o) => o.error !== undefined);
+    expect(errors.every((o) => o.error === 'invocation_stopped')).toBe(true);
+    expect(errors.length).toBeLessThanOrEqual(16);
+    expect(errors.every((o) => o.startedAt <= killedAt + 100)).toBe(true);
+    expect(outcomes.filter((o) => o.startedAt > killedAt + 100 && o.error === undefined).length).toBeGreaterThan(10);
+  });
 });
