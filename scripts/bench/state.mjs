@@ -102,6 +102,75 @@ async function throughEngine(adapterConfig) {
   }
 }
 
+/**
+ * RELIABILITY.md scenario 21: `state::set` latency (p99, ms) while every write fires a trigger whose handler sleeps
+ * 1 s, beside the same writes to a scope without a trigger (floor), through the engine into svc-state (in_memory).
+ */
+async function slowTriggerLatency() {
+  const port = await freePort();
+  const url = `ws://127.0.0.1:${port}`;
+  const engine = spawn(
+    process.execPath,
+    [join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  let state;
+  let caller;
+  try {
+    await waitUntil(() => probe(url), 15000);
+    const adapter = { class: 'modules::state::adapters::KvStore', config: { store_method: 'in_memory' } };
+    state = spawn(process.execPath, [join(ROOT, 'workers/state/dist/main.js')], {
+      env: { ...process.env, SVC_URL: url, SVC_MODULE_CONFIG: JSON.stringify({ adapter }), SVC_LOG_LEVEL: 'error' },
+      stdio: 'ignore',
+    });
+    caller = registerWorker(url, { workerName: 'bench-state-latency', logger: pino({ level: 'silent' }) });
+    await caller.ready();
+    let fired = 0;
+    caller.registerFunction('bench::slow-handler', async () => {
+      fired++;
+      await new Promise((r) => setTimeout(r, 1000));
+      return null;
+    });
+    caller.registerTrigger({ type: 'state', function_id: 'bench::slow-handler', config: { scope: 'slow' } });
+    const set = (scope, i) =>
+      caller.trigger({ function_id: 'state::set', payload: { scope, key: `k${i % 100}`, value: VALUE } });
+    await waitUntil(async () => {
+      await set('slow', 0).catch(() => undefined);
+      return fired > 0;
+    }, 15000);
+    const p99 = async (scope) => {
+      const latencies = [];
+      await pumpLatency((i) => set(scope, i), 2000, latencies);
+      latencies.sort((a, b) => a - b);
+      return latencies[Math.floor(latencies.length * 0.99)];
+    };
+    await p99('warmup');
+    const plain = await p99('plain');
+    const slow = await p99('slow');
+    return { plain, slow };
+  } finally {
+    await caller?.shutdown().catch(() => undefined);
+    state?.kill('SIGKILL');
+    engine.kill('SIGKILL');
+  }
+}
+
+async function pumpLatency(op, count, latencies) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < count) {
+        const i = next++;
+        const start = performance.now();
+        await op(i);
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+}
+
 async function deletePrefix(prefix) {
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${prefix}*`);
@@ -172,7 +241,29 @@ export async function run({ log = console.log } = {}) {
       if (haveRedis) await deletePrefix(prefix);
     }
   }
+  const latency = await slowTriggerLatency().catch((err) => {
+    log(`state bench: latency with a slow trigger failed: ${err instanceof Error ? err.message : err}`);
+    return undefined;
+  });
+  if (latency !== undefined) {
+    const ratio = Number((latency.slow / latency.plain).toFixed(2));
+    log(
+      `state bench: set p99 ${latency.slow.toFixed(2)} ms with a 1 s trigger handler, ${latency.plain.toFixed(2)} ms without (${ratio}x)`,
+    );
+    rows.push({ name: 'state: set p99 latency, no trigger (floor)', value: round2(latency.plain), unit: 'ms' });
+    rows.push({
+      name: 'state: set p99 latency while a 1 s trigger handler runs per write',
+      value: round2(latency.slow),
+      unit: 'ms',
+      floor: round2(latency.plain),
+      ratio,
+    });
+  }
   return rows;
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
 }
 
 function freePort() {
