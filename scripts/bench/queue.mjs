@@ -123,6 +123,7 @@ async function broker() {
       `${prefix}.bench.dead`,
       `${prefix}.bench.retry.1000ms`,
       `${prefix}.bench.retry.2000ms`,
+      `${prefix}.__svc_queues`,
     ])
       await ch.deleteQueue(q).catch(() => undefined);
     await conn.close().catch(() => undefined);

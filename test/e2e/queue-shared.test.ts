@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TriggerAction, type SvcClient } from '@svc/sdk';
 import { startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
-import { brokerNames } from '../../workers/queue/src/adapters/rabbitmq-topology.js';
+import { brokerNames, registryName } from '../../workers/queue/src/adapters/rabbitmq-topology.js';
 import { checkDeliveries } from '../../workers/queue/test/checker.js';
 import { client, REDIS_URL, sleep, startedQueue } from './queue-support.js';
 
@@ -48,7 +48,7 @@ const shared = [
       const n = brokerNames(prefix, queue, { maxAttempts: 3, backoffMs: 100, concurrency: 10, mode: 'concurrent' });
       const conn = await amqp.connect(AMQP_URL);
       const ch = await conn.createChannel();
-      for (const q of [n.main, n.dead, ...n.retries.map((r) => r.name)]) await ch.deleteQueue(q);
+      for (const q of [n.main, n.dead, ...n.retries.map((r) => r.name), registryName(prefix)]) await ch.deleteQueue(q);
       await conn.close();
     },
   },

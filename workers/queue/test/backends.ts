@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
 import { KvserverAdapter } from '../src/adapters/bullmq.js';
 import { BrokerAdapter } from '../src/adapters/rabbitmq.js';
+import { registryName } from '../src/adapters/rabbitmq-topology.js';
 import type { QueueBackend, QueueOverride } from '../src/adapters/types.js';
 
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -27,6 +28,8 @@ export interface BackendKind {
   durable: boolean;
   /** Enqueue with an id the queue already holds is a no-op. */
   dedupes: boolean;
+  /** Several processes share the queues (Redis, RabbitMQ). */
+  shared: boolean;
   available(): Promise<boolean>;
   /** Creates an adapter in namespace `ns`; the same ns reopens the same data. */
   make(ns: string, o: BackendOptions): QueueBackend;
@@ -62,6 +65,7 @@ export const backends: BackendKind[] = [
     name: 'builtin in_memory',
     durable: false,
     dedupes: true,
+    shared: false,
     available: () => Promise.resolve(true),
     make: (ns, o) => builtin('in_memory', ns, o),
     cleanup: () => Promise.resolve(),
@@ -70,6 +74,7 @@ export const backends: BackendKind[] = [
     name: 'builtin file_based',
     durable: true,
     dedupes: true,
+    shared: false,
     available: () => Promise.resolve(true),
     make: (ns, o) => builtin('file_based', ns, o),
     cleanup: (ns) => fs.promises.rm(path.join(tmpRoot, ns), { recursive: true, force: true }),
@@ -78,6 +83,7 @@ export const backends: BackendKind[] = [
     name: 'KvserverAdapter (Redis)',
     durable: true,
     dedupes: true,
+    shared: true,
     available: () => portOpen(6379),
     make: (ns, o) =>
       new KvserverAdapter({
@@ -102,6 +108,7 @@ export const backends: BackendKind[] = [
     name: 'BrokerAdapter (RabbitMQ)',
     durable: true,
     dedupes: false,
+    shared: true,
     available: () => portOpen(5672),
     make: (ns, o) =>
       new BrokerAdapter({
@@ -119,7 +126,7 @@ export const backends: BackendKind[] = [
 
 /** Deletes every queue whose name starts with `ns.` (the queues the tests declared). */
 async function deleteBrokerQueues(ns: string): Promise<void> {
-  const names = brokerQueuesUsed.get(ns) ?? [];
+  const names = [...(brokerQueuesUsed.get(ns) ?? []), registryName(ns)];
   const conn = await amqp.connect(AMQP_URL);
   for (const n of names) {
     const ch = await conn.createChannel();

@@ -283,4 +283,16 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect(attempts.get('bad')).toBe(2); // max_retries 1 = two deliveries
     expect((await a.listDeadLetters('narrow', 0, 1)).messages[0]).toMatchObject({ id: 'bad', attempts: 2 });
   });
+
+  maybe('another process on the same backend finds the queues and drains them', async () => {
+    if (!kind.shared) return; // the builtin queue lives in one process
+    const a = await make({}, ['found']);
+    for (let i = 0; i < 20; i++) await a.enqueue('found', { function_id: 'f', data: i });
+    const b = await make({}, ['found']);
+    const topics = await b.listTopics();
+    expect(topics.find((t) => t.queue === 'found')).toMatchObject({ waiting: 20 });
+    const done: string[] = [];
+    for (const t of topics) await b.consume(t.queue, async (job) => void done.push(job.id));
+    await waitFor(() => done.length === 20, 5_000, '20 jobs drained by the other process');
+  });
 });

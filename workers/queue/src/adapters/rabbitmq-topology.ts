@@ -48,3 +48,28 @@ export async function declareTopology(
     await ch.assertQueue(r.name, { durable: true, arguments: args });
   }
 }
+
+/**
+ * The queue registry: a durable queue holding one message per queue name, so every svc-queue process on the broker
+ * can find (and consume) queues another process created. Reading takes the messages unacked and closing the
+ * channel puts them back; duplicate names are acked away while reading.
+ */
+export const registryName = (prefix: string): string => `${prefix}.__svc_queues`;
+
+export async function declareRegistry(ch: Channel, prefix: string, mode: 'standard' | 'quorum'): Promise<void> {
+  const type = mode === 'quorum' ? 'quorum' : 'classic';
+  await ch.assertQueue(registryName(prefix), { durable: true, arguments: { 'x-queue-type': type } });
+}
+
+/** Reads every registered queue name. `ch` must be closed afterwards (that returns the messages). */
+export async function readRegistry(ch: Channel, prefix: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (let i = 0; i < 10_000; i++) {
+    const msg = await ch.get(registryName(prefix), { noAck: false });
+    if (!msg) break;
+    const name = msg.content.toString('utf8');
+    if (names.has(name)) ch.ack(msg);
+    else names.add(name);
+  }
+  return [...names];
+}

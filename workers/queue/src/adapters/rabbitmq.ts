@@ -9,7 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, RecoveringChannelModel } from 'amqplib';
-import { brokerNames, declareTopology, type BrokerNames } from './rabbitmq-topology.js';
+import {
+  brokerNames,
+  declareRegistry,
+  declareTopology,
+  readRegistry,
+  registryName,
+  type BrokerNames,
+} from './rabbitmq-topology.js';
 import type {
   DeadLetter,
   DeadLetterPage,
@@ -53,6 +60,8 @@ export class BrokerAdapter implements QueueBackend {
   private model: ChannelModel | null = null;
   private pub: ConfirmChannel | null = null;
   private readonly declared = new Set<string>();
+  /** Queue names this process has put in the shared registry (kept across reconnects). */
+  private readonly registered = new Set<string>();
   private readonly handlers = new Map<string, JobHandler>();
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
@@ -105,8 +114,9 @@ export class BrokerAdapter implements QueueBackend {
     await this.startConsumer(queue, handler);
   }
 
-  listTopics(): Promise<TopicStats[]> {
-    const names = new Set([...this.declared, ...Object.keys(this.options.queue_configs ?? {})]);
+  async listTopics(): Promise<TopicStats[]> {
+    const shared = await this.withChannel((ch) => readRegistry(ch, this.options.prefix));
+    const names = new Set([...this.declared, ...shared, ...Object.keys(this.options.queue_configs ?? {})]);
     return Promise.all([...names].sort().map((n) => this.topicStats(n)));
   }
 
@@ -167,6 +177,7 @@ export class BrokerAdapter implements QueueBackend {
     model.on('error', () => undefined);
     this.pub = await model.createConfirmChannel();
     this.pub.on('error', () => undefined);
+    await this.withChannel((ch) => declareRegistry(ch, this.options.prefix, this.options.queue_mode));
     this.consumerChannels = [];
     const queues = [...this.declared];
     this.declared.clear();
@@ -180,6 +191,10 @@ export class BrokerAdapter implements QueueBackend {
     if (this.declared.has(queue)) return names;
     await this.withChannel((ch) => declareTopology(ch, names, s, this.options.queue_mode));
     this.declared.add(queue);
+    if (!this.registered.has(queue)) {
+      await this.publish(registryName(this.options.prefix), Buffer.from(queue, 'utf8'), queue, {});
+      this.registered.add(queue);
+    }
     return names;
   }
 
