@@ -1,0 +1,48 @@
+/** What only the Redis store does: several processes share one keyspace; each one's feed has its own commits. */
+import { randomUUID } from 'node:crypto';
+import { afterEach, expect, it } from 'vitest';
+import { RedisAdapter } from '../src/adapters/redis.js';
+import type { StateChange } from '../src/adapters/types.js';
+import { updateMutation } from '../src/update-ops.js';
+import { REDIS_URL, redisAnswers } from './support/stores.js';
+
+// Redis is an external service (CI starts it with scripts/services.sh); without it these cases cannot run.
+const redisUp = await redisAnswers();
+const opened: RedisAdapter[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function pair(): Promise<[RedisAdapter, RedisAdapter, StateChange[], StateChange[]]> {
+  const keyPrefix = `svc-test:${randomUUID()}:`;
+  const a = new RedisAdapter({ url: REDIS_URL, keyPrefix });
+  const b = new RedisAdapter({ url: REDIS_URL, keyPrefix });
+  opened.push(a, b);
+  const seenA: StateChange[] = [];
+  const seenB: StateChange[] = [];
+  a.onChange((change) => void seenA.push(change));
+  b.onChange((change) => void seenB.push(change));
+  await Promise.all([a.start(), b.start()]);
+  return [a, b, seenA, seenB];
+}
+
+it.skipIf(!redisUp)('two stores on one prefix share data; concurrent updates from both never lose one', async () => {
+  const [a, b, seenA, seenB] = await pair();
+  await a.set('s', 'k', { n: 0 });
+  expect(await b.get('s', 'k')).toEqual({ n: 0 });
+  const increment = updateMutation([{ type: 'increment', path: 'n', by: 1 }]);
+  await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).update('s', 'k', increment)));
+  expect(await a.get('s', 'k')).toEqual({ n: 30 });
+  // Each store reports only the changes it committed: together exactly one per write.
+  expect(seenA.length + seenB.length).toBe(31);
+  expect(seenB.every((change) => change.event_type === 'state:updated')).toBe(true);
+  const counts = [...seenA, ...seenB].map((change) => (change.new_value as { n: number }).n).sort((x, y) => x - y);
+  expect(counts).toEqual(Array.from({ length: 31 }, (_, i) => i));
+});
+
+it.skipIf(!redisUp)('fails to start with store_open_failed and a redacted URL when Redis is unreachable', async () => {
+  const store = new RedisAdapter({ url: 'redis://:secret@127.0.0.1:1', keyPrefix: 'x:' });
+  await expect(store.start()).rejects.toMatchObject({ code: 'store_open_failed' });
+  await expect(store.start()).rejects.not.toThrow(/secret/);
+});
