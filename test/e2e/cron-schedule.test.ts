@@ -47,7 +47,10 @@ describe('svc-cron', () => {
     }
     const ticks = mine.map((r) => Date.parse(r.scheduled_time));
     expect(new Set(ticks).size).toBe(ticks.length); // one run per tick
-    for (let i = 1; i < ticks.length; i++) expect(ticks[i]! - ticks[i - 1]!).toBe(1000);
+    const gaps = ticks.slice(1).map((t, i) => t - ticks[i]!);
+    expect(gaps.every((g) => g % 1000 === 0 && g > 0)).toBe(true);
+    // Consecutive seconds; one collapsed tick is tolerated (a wake-up > 1 s late on a loaded machine is a misfire).
+    expect(gaps.filter((g) => g !== 1000).length).toBeLessThanOrEqual(1);
     // Unregistered: no more runs after the in-flight one.
     await sleep(1500);
     const after = runs.filter((r) => r.job_id === trigger.id).length;
