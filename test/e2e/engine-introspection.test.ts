@@ -22,11 +22,11 @@ const connect = (name: string): IIIClient =>
 beforeAll(async () => {
   engine = await startEngine();
   watcher = connect('watcher');
-  watcher.registerFunction('watch::workers', async (e: never) => {
-    workerEvents.push(e);
+  watcher.registerFunction('watch::workers', async (e: unknown) => {
+    workerEvents.push(e as (typeof workerEvents)[number]);
   });
-  watcher.registerFunction('watch::functions', async (e: never) => {
-    functionEvents.push(e);
+  watcher.registerFunction('watch::functions', async (e: unknown) => {
+    functionEvents.push(e as (typeof functionEvents)[number]);
   });
   watcher.registerTrigger({ type: 'engine::workers-available', function_id: 'watch::workers', config: {} });
   watcher.registerTrigger({ type: 'engine::functions-available', function_id: 'watch::functions', config: {} });
