@@ -7,25 +7,30 @@
  * - delivery latency p50 / p99 at 100 updates/s (send → each client has it), 3 s;
  * - max updates/s delivered to all clients (a burst with 16 writes in flight).
  *
+ * The clients run in two worker threads so that the writer's pacing does not depend on their load. Each update
+ * carries its send time (`performance.timeOrigin + performance.now()`, the same clock in every thread).
+ *
  * Run alone: `npm run build && node scripts/bench/stream.mjs`; or through `npm run bench`.
  */
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { Buffer } from 'node:buffer';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLIENTS = Number(process.env.BENCH_STREAM_CLIENTS ?? 1000);
+const THREADS = 2;
 const RATE = 100;
 const LATENCY_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 3);
 const BURST = Number(process.env.BENCH_STREAM_BURST ?? 500);
 const IN_FLIGHT = 16;
-const FILLER = 'x'.repeat(120); // a realistic small item
-const SEQ = Buffer.from('"seq":');
+const FILLER = 'x'.repeat(100); // a realistic small item
+const now = () => performance.timeOrigin + performance.now();
 
 const FLOOR_SERVER = `
 import { WebSocketServer } from 'ws';
@@ -40,6 +45,120 @@ wss.on('connection', (ws) => {
 });
 wss.on('listening', () => console.log('floor listening'));
 `;
+
+// ---------------------------------------------------------------- client threads
+
+/** Thread side: opens clients, records latency per frame, reports when every local client has an update. */
+async function clientThread({ url, count, join: shouldJoin }) {
+  const SEQ = Buffer.from('"seq":');
+  const SENT = Buffer.from('"sentAt":');
+  let latencies = [];
+  let counts = new Map();
+  const number = (data, key) => {
+    const at = data.indexOf(key);
+    return at === -1 ? NaN : parseFloat(data.toString('latin1', at + key.length, at + key.length + 24));
+  };
+  const onFrame = (data) => {
+    const seq = number(data, SEQ);
+    if (Number.isNaN(seq)) return;
+    const at = now();
+    latencies.push(at - number(data, SENT));
+    const n = (counts.get(seq) ?? 0) + 1;
+    counts.set(seq, n);
+    if (n === count) parentPort.postMessage({ type: 'done', seq, at });
+  };
+  const sockets = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = Array.from({ length: Math.min(50, count - i) }, () => {
+      const ws = new WebSocket(url);
+      ws.on('error', () => {});
+      ws.on('message', onFrame);
+      return new Promise((res, rej) => {
+        ws.once('open', () => {
+          if (shouldJoin) {
+            ws.send(JSON.stringify({ type: 'join', data: { subscriptionId: 's', streamName: 'bench', groupId: 'g' } }));
+          }
+          res(ws);
+        });
+        ws.once('error', rej);
+      });
+    });
+    sockets.push(...(await Promise.all(batch)));
+  }
+  parentPort.on('message', (msg) => {
+    if (msg === 'collect') {
+      parentPort.postMessage({ type: 'latencies', latencies });
+      latencies = [];
+      counts = new Map();
+    } else if (msg === 'close') {
+      for (const ws of sockets) ws.terminate();
+      parentPort.close();
+    }
+  });
+  parentPort.postMessage({ type: 'ready' });
+}
+
+/** Main side: the client threads, and when each update reached every client. */
+class ClientPool {
+  constructor(url, join) {
+    this.doneBy = new Map(); // seq → threads that reported it
+    this.completed = 0;
+    this.lastDone = 0;
+    this.waiters = [];
+    const per = Math.ceil(CLIENTS / THREADS);
+    this.threads = Array.from({ length: THREADS }, (_, i) => {
+      const count = Math.min(per, CLIENTS - i * per);
+      return new Worker(fileURLToPath(import.meta.url), { workerData: { url, count, join } });
+    });
+    for (const t of this.threads) t.on('message', (m) => m.type === 'done' && this.onDone(m));
+  }
+  ready() {
+    return Promise.all(this.threads.map((t) => once(t, 'ready')));
+  }
+  onDone({ seq, at }) {
+    const n = (this.doneBy.get(seq) ?? 0) + 1;
+    this.doneBy.set(seq, n);
+    if (n < THREADS) return;
+    this.completed++;
+    this.lastDone = Math.max(this.lastDone, at);
+    this.waiters = this.waiters.filter((w) => !w());
+  }
+  reset() {
+    this.doneBy.clear();
+    this.completed = 0;
+    this.lastDone = 0;
+  }
+  until(total, ms) {
+    return new Promise((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`only ${this.completed}/${total} updates reached all clients`)), ms);
+      const check = () => (this.completed >= total ? (clearTimeout(timer), res(), true) : false);
+      if (!check()) this.waiters.push(check);
+    });
+  }
+  async latencies() {
+    const parts = await Promise.all(
+      this.threads.map((t) => {
+        const got = once(t, 'latencies');
+        t.postMessage('collect');
+        return got;
+      }),
+    );
+    return parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  }
+  close() {
+    for (const t of this.threads) t.postMessage('close');
+    return Promise.all(this.threads.map((t) => new Promise((r) => t.once('exit', r))));
+  }
+}
+
+function once(thread, type) {
+  return new Promise((res) => {
+    const on = (m) => m.type === type && (thread.off('message', on), res(m));
+    thread.on('message', on);
+  });
+}
+
+// ---------------------------------------------------------------- processes
 
 function freePort() {
   return new Promise((res, rej) => {
@@ -68,121 +187,57 @@ function spawnChild(args, env, readyText) {
     proc.stderr.on('data', onData);
     proc.once('exit', (code) => rej(new Error(`${args.join(' ')} exited ${code}: ${output.slice(-2000)}`)));
   });
-  return {
-    proc,
-    ready,
-    stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', r), proc.kill('SIGTERM')))),
-  };
-}
-
-/** Opens `count` clients; `onFrame(seq)` is called for each update frame a client receives. */
-async function openClients(url, count, join, onFrame) {
-  const clients = [];
-  for (let i = 0; i < count; i += 100) {
-    const batch = Array.from({ length: Math.min(100, count - i) }, () => {
-      const ws = new WebSocket(url);
-      ws.on('error', () => {});
-      ws.on('message', (data) => {
-        // Just the sequence number: the clients must cost as little as possible, they share one process.
-        const at = data.indexOf(SEQ);
-        if (at !== -1) onFrame(parseInt(data.toString('latin1', at + SEQ.length, at + SEQ.length + 12), 10));
-      });
-      return new Promise((res, rej) => {
-        ws.once('open', () => {
-          if (join)
-            ws.send(JSON.stringify({ type: 'join', data: { subscriptionId: 's', streamName: 'bench', groupId: 'g' } }));
-          res(ws);
-        });
-        ws.once('error', rej);
-      });
-    });
-    clients.push(...(await Promise.all(batch)));
-  }
-  return clients;
-}
-
-/** Tracks, per update, when it was sent and when the last of the clients received it. */
-class Deliveries {
-  constructor(clients) {
-    this.clients = clients;
-    this.sent = new Map();
-    this.received = new Map();
-    this.latencies = [];
-    this.done = 0;
-    this.lastDone = 0;
-    this.waiters = [];
-  }
-  markSent(seq) {
-    this.sent.set(seq, performance.now());
-  }
-  onFrame(seq) {
-    const sentAt = this.sent.get(seq);
-    if (sentAt === undefined) return;
-    const now = performance.now();
-    this.latencies.push(now - sentAt);
-    const n = (this.received.get(seq) ?? 0) + 1;
-    this.received.set(seq, n);
-    if (n === this.clients) {
-      this.done++;
-      this.lastDone = now;
-      this.waiters = this.waiters.filter((w) => !w());
-    }
-  }
-  until(done, ms) {
-    return new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`only ${this.done}/${done} updates reached all clients`)), ms);
-      const check = () => (this.done >= done ? (clearTimeout(timer), res(), true) : false);
-      if (!check()) this.waiters.push(check);
-    });
-  }
+  ready.catch(() => undefined);
+  const stop = () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', r), proc.kill('SIGTERM'))));
+  return { proc, ready, stop };
 }
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+const item = (seq) => ({ id: `i${seq % 10}`, seq, sentAt: now(), filler: FILLER });
+
 /** Latency at a steady rate, then the burst throughput, through `publish(seq)`. */
 async function measure(label, url, join, publish, log) {
-  let deliveries = new Deliveries(CLIENTS);
-  const clients = await openClients(url, CLIENTS, join, (seq) => deliveries.onFrame(seq));
-  await new Promise((r) => setTimeout(r, 500)); // joins and syncs settle
-  log?.(`${label}: ${CLIENTS} clients connected`);
-  const total = RATE * LATENCY_SECONDS;
-  const start = performance.now();
-  for (let seq = 0; seq < total; seq++) {
-    const due = start + (seq * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    deliveries.markSent(seq);
-    void publish(seq);
-  }
-  await deliveries.until(total, 30_000);
-  const sorted = deliveries.latencies.sort((a, b) => a - b);
-  const p50 = percentile(sorted, 50);
-  const p99 = percentile(sorted, 99);
+  const pool = new ClientPool(url, join);
+  try {
+    await pool.ready();
+    await new Promise((r) => setTimeout(r, 500)); // joins and syncs settle
+    log?.(`${label}: ${CLIENTS} clients connected`);
+    const total = RATE * LATENCY_SECONDS;
+    const start = performance.now();
+    for (let seq = 0; seq < total; seq++) {
+      const wait = start + (seq * 1000) / RATE - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      void publish(seq);
+    }
+    await pool.until(total, 60_000);
+    const sorted = await pool.latencies();
+    const p50 = percentile(sorted, 50);
+    const p99 = percentile(sorted, 99);
 
-  deliveries = new Deliveries(CLIENTS);
-  const burstStart = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < BURST) {
-        const seq = next++;
-        deliveries.markSent(seq);
-        await publish(seq);
-      }
-    }),
-  );
-  await deliveries.until(BURST, 60_000);
-  const throughput = BURST / ((deliveries.lastDone - burstStart) / 1000);
-  for (const ws of clients) ws.terminate();
-  log?.(`${label}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ${throughput.toFixed(0)} updates/s to all`);
-  return { p50, p99, throughput };
+    pool.reset();
+    const burstStart = now();
+    let next = total;
+    const end = total + BURST;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < end) await publish(next++);
+      }),
+    );
+    await pool.until(BURST, 60_000);
+    const throughput = BURST / ((pool.lastDone - burstStart) / 1000);
+    await pool.latencies(); // drop the burst's samples
+    log?.(`${label}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ${throughput.toFixed(0)} updates/s to all`);
+    return { p50, p99, throughput };
+  } finally {
+    await pool.close();
+  }
 }
 
 async function measureSvc(log) {
-  const enginePort = await freePort();
-  const streamPort = await freePort();
+  const [enginePort, streamPort] = [await freePort(), await freePort()];
   const engine = spawnChild([join(ROOT, 'engine/dist/main.js'), '--port', String(enginePort)], {}, 'ready');
   await engine.ready;
   const engineUrl = `ws://127.0.0.1:${enginePort}`;
@@ -209,12 +264,7 @@ async function measureSvc(log) {
     const publish = (seq) =>
       writer.trigger({
         function_id: 'stream::set',
-        payload: {
-          stream_name: 'bench',
-          group_id: 'g',
-          item_id: `i${seq % 10}`,
-          data: { id: `i${seq % 10}`, seq, filler: FILLER },
-        },
+        payload: { stream_name: 'bench', group_id: 'g', item_id: `i${seq % 10}`, data: item(seq) },
       });
     return await measure('svc-stream', `ws://127.0.0.1:${streamPort}/`, true, publish, log);
   } finally {
@@ -236,10 +286,8 @@ async function measureFloor(log) {
   const publish = (seq) =>
     new Promise((res) => {
       acks.push(res);
-      const frame = { type: 'stream', timestamp: Date.now(), streamName: 'bench', groupId: 'g', id: `i${seq % 10}` };
-      writer.send(
-        JSON.stringify({ ...frame, event: { type: 'update', data: { id: `i${seq % 10}`, seq, filler: FILLER } } }),
-      );
+      const envelope = { type: 'stream', timestamp: Date.now(), streamName: 'bench', groupId: 'g', id: `i${seq % 10}` };
+      writer.send(JSON.stringify({ ...envelope, event: { type: 'update', data: item(seq) } }));
     });
   try {
     return await measure('floor (plain ws broadcast)', url, false, publish, log);
@@ -253,32 +301,17 @@ export async function run({ log } = {}) {
   const svc = await measureSvc(log);
   const floor = await measureFloor(log);
   const n = `${CLIENTS} clients`;
+  const row = (name, value, unit, floorValue) => ({ name, value, unit, floor: floorValue, ratio: value / floorValue });
   return [
-    {
-      name: `stream delivery p50 @${RATE}/s, ${n}`,
-      value: svc.p50,
-      unit: 'ms',
-      floor: floor.p50,
-      ratio: svc.p50 / floor.p50,
-    },
-    {
-      name: `stream delivery p99 @${RATE}/s, ${n}`,
-      value: svc.p99,
-      unit: 'ms',
-      floor: floor.p99,
-      ratio: svc.p99 / floor.p99,
-    },
-    {
-      name: `stream updates/s delivered to all ${n}`,
-      value: svc.throughput,
-      unit: 'updates/s',
-      floor: floor.throughput,
-      ratio: svc.throughput / floor.throughput,
-    },
+    row(`stream delivery p50 @${RATE}/s, ${n}`, svc.p50, 'ms', floor.p50),
+    row(`stream delivery p99 @${RATE}/s, ${n}`, svc.p99, 'ms', floor.p99),
+    row(`stream updates/s delivered to all ${n}`, svc.throughput, 'updates/s', floor.throughput),
   ];
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (!isMainThread) {
+  await clientThread(workerData);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await run({ log: (m) => console.error(m) });
   for (const r of rows) {
     console.log(
