@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcClient } from '@svc/sdk';
-import { startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+import { spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
 import { memoryAdapter, recorder, sleep, spawnCron, type CronRun } from './cron-support.js';
 
 let engine: EngineProcess;
@@ -87,6 +87,24 @@ describe('svc-cron', () => {
       await waitFor(() => runs.some((r) => r.job_id === trigger.id), 3000, 'a run once the condition allows it');
     } finally {
       trigger.unregister();
+    }
+  });
+
+  it('serves a cron trigger registered by the iii-sdk@0.22.1 client', async () => {
+    const worker = spawnWorker('test/e2e/cron-iii-worker.mjs', {
+      SVC_URL: engine.url,
+      FN: `${FN}-iii`,
+      EXPRESSION: '* * * * * *',
+    });
+    try {
+      await worker.waitForOutput(/run .*\n.*run /, 6000);
+      const payloads = [...worker.logs().matchAll(/^run (.*)$/gm)].map(
+        (m) => JSON.parse(m[1]!) as Record<string, unknown>,
+      );
+      expect(payloads[0]).toMatchObject({ trigger: 'cron', job_id: expect.any(String) });
+      expect(payloads[0]!.scheduled_time).not.toBe(payloads[1]!.scheduled_time);
+    } finally {
+      await worker.stop();
     }
   });
 
