@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
-import { InvocationError } from '../errors.js';
 import type { EngineToWorker, RegisterFunction, RegisterTrigger, WorkerToEngine } from '../protocol.js';
 import type {
   FireOptions,
@@ -29,6 +28,7 @@ import type {
   WorkerOptions,
 } from '../types.js';
 import { workerMetadata } from '../worker-metadata.js';
+import { connectionClosedError, connectionLostError, shutdownError } from './client-errors.js';
 import { fireTrigger } from './fire-trigger.js';
 import { InvocationRunner } from './invocation-runner.js';
 import { OutboundQueue } from './outbound-queue.js';
@@ -56,6 +56,8 @@ export class Client implements SvcClient {
   private resolveReady!: () => void;
   private rejectReady!: (err: Error) => void;
   private closing: Promise<void> | undefined;
+  /** The transport closed for good without shutdown() (retries exhausted, or the engine closed us). */
+  private terminated = false;
 
   constructor(
     private readonly transport: ClientTransport,
@@ -179,6 +181,7 @@ export class Client implements SvcClient {
 
   trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T> {
     if (this.closing !== undefined) return Promise.reject(shutdownError(request.function_id));
+    if (this.terminated) return Promise.reject(connectionClosedError());
     return this.calls.call<T>(request);
   }
 
@@ -267,6 +270,13 @@ export class Client implements SvcClient {
     }
     // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
     this.pending.failSent(connectionLostError);
+    if (!info.willReconnect) {
+      this.terminated = true;
+      // No further connection will come (retries exhausted, or the engine closed an in-process client).
+      this.pending.rejectAll(connectionLostError);
+      this.queue.clear();
+      this.rejectReady(connectionClosedError());
+    }
     this.runner.abortAll('connection_lost');
     void this.providers.deactivateAll();
     this.settings.onConnectionStateChange?.({ connected: false, willReconnect: info.willReconnect });
@@ -279,20 +289,4 @@ export class Client implements SvcClient {
     this.queue.clear();
     await this.transport.close();
   }
-}
-
-function connectionLostError(functionId: string): InvocationError {
-  return new InvocationError({
-    code: 'invocation_stopped',
-    message: 'the connection to the engine was lost before the answer arrived',
-    function_id: functionId,
-  });
-}
-
-function shutdownError(functionId: string | undefined): InvocationError {
-  return new InvocationError({
-    code: 'client_shutdown',
-    message: 'the client is shutting down',
-    ...(functionId !== undefined ? { function_id: functionId } : {}),
-  });
 }
