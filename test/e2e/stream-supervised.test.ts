@@ -5,11 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, rawCall, startEngine, waitFor, type EngineProcess } from '../harness.js';
-import { MEMORY_ADAPTER, rawClient, upgradeStatus } from './stream-helpers.js';
+import { MEMORY_ADAPTER, rawClient, startStream, upgradeStatus, type StreamProcess } from './stream-helpers.js';
 
 let engine: EngineProcess | undefined;
+let byHand: StreamProcess | undefined;
 
 afterAll(async () => {
+  await byHand?.stop();
   await engine?.stop();
 });
 
@@ -60,5 +62,22 @@ describe('svc-stream spawned by the engine', () => {
     expect(pids).toHaveLength(1);
     await engine.kill();
     await waitFor(() => streamPids(port).length === 0, 10_000, 'svc-stream to exit after the engine died');
+    await engine.stop(); // already dead: removes its temp dir
+  });
+
+  it('started by hand, rides out an engine restart: clients stay subscribed and get later changes', async () => {
+    engine = await startEngine();
+    byHand = await startStream(engine.url);
+    const client = await rawClient(byHand.url);
+    client.join('x', 's', 'g');
+    await waitFor(() => client.frames.length === 1, 5000, 'sync');
+    engine = await engine.restart();
+    const set = () =>
+      rawCall(engine!.url, 'stream::set', { stream_name: 's', group_id: 'g', item_id: 'after', data: { id: 'after' } });
+    await waitFor(async () => (await set()).error === undefined, 20_000, 'stream::set after the restart');
+    await waitFor(() => client.frames.length >= 2, 5000, 'the change on the old socket');
+    expect(client.frames[1]?.event).toEqual({ type: 'create', data: { id: 'after' } });
+    expect(client.ws.readyState).toBe(client.ws.OPEN);
+    client.ws.close();
   });
 });
