@@ -123,8 +123,9 @@ export async function run({ log = console.log } = {}) {
     log(
       `  svc-http → engine → worker: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors ${s.errors}`,
     );
-    const rpsRatio = s.rps / f.rps;
-    const p99Ratio = s.p99 / Math.max(f.p99, 1);
+    const round = (x) => Math.round(x * 100) / 100;
+    const rpsRatio = round(s.rps / f.rps);
+    const p99Ratio = round(s.p99 / Math.max(f.p99, 1));
     log(`  ratio: ${rpsRatio.toFixed(2)}× floor req/s (target ≥ 0.4), p99 ${p99Ratio.toFixed(2)}× floor (target ≤ 3)`);
     return [
       {
@@ -134,7 +135,7 @@ export async function run({ log = console.log } = {}) {
         floor: Math.round(f.rps),
         ratio: rpsRatio,
       },
-      { name: 'http p50 latency', value: s.p50, unit: 'ms', floor: f.p50, ratio: s.p50 / Math.max(f.p50, 1) },
+      { name: 'http p50 latency', value: s.p50, unit: 'ms', floor: f.p50, ratio: round(s.p50 / Math.max(f.p50, 1)) },
       { name: 'http p99 latency', value: s.p99, unit: 'ms', floor: f.p99, ratio: p99Ratio },
       { name: 'http errors (timeouts, non-2xx)', value: s.errors, unit: 'count' },
     ];
