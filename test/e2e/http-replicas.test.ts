@@ -58,3 +58,11 @@ it('SIGTERM drains in-flight requests, exits 0, and the other replica keeps serv
   expect(other.statusCode).toBe(200);
   await other.body.dump();
 });
+
+it("a worker's routes are gone (404) once it disconnects", async () => {
+  await worker.stop();
+  await waitForRoute(b.base, '/r/html', 404);
+  const res = await request(`${b.base}/r/echo/1`, { method: 'POST' });
+  expect(res.statusCode).toBe(404);
+  expect(await res.body.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'Not Found' } });
+});
