@@ -5,8 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { intFlag, parseArgs, stringFlag } from './args.js';
-import { startCommand } from './commands/start.js';
-import { triggerCommand } from './commands/trigger.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { MAIN_HELP, START_HELP, TRIGGER_HELP } from './help.js';
 import { buildPayload } from './payload.js';
@@ -35,6 +33,8 @@ async function run(argv: string[]): Promise<number | undefined> {
         return EXIT.ok;
       }
       if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+      // Loaded only when needed, so `svc --help` and usage errors answer at once.
+      const { startCommand } = await import('./commands/start.js');
       return startCommand({ configPath: stringFlag(flags, 'config') });
     }
     case 'trigger':
@@ -52,13 +52,15 @@ async function run(argv: string[]): Promise<number | undefined> {
       }
       const [functionId, ...pairs] = positionals;
       if (!functionId) throw new UsageError('svc trigger needs a function id, e.g. svc trigger orders::create qty=1');
-      return triggerCommand({
+      const request = {
         functionId,
         payload: buildPayload(pairs, stringFlag(flags, 'json')),
         address: stringFlag(flags, 'address') ?? 'localhost',
         port: intFlag(flags, 'port', 1, 65535) ?? 49134,
         timeoutMs: intFlag(flags, 'timeout-ms', 1) ?? 30000,
-      });
+      };
+      const { triggerCommand } = await import('./commands/trigger.js');
+      return triggerCommand(request);
     }
     case 'help':
       process.stdout.write(argv[1] === 'trigger' ? TRIGGER_HELP : argv[1] === 'start' ? START_HELP : MAIN_HELP);

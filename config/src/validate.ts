@@ -40,7 +40,9 @@ function describeIssue(issue: Issue): ConfigProblem[] {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
         path: formatPath([...issue.path, key]),
-        message: `unknown key '${key}'; remove it or fix its spelling (an adapter's settings go under its 'config:')`,
+        message: `unknown key '${key}'; remove it or fix its spelling${
+          issue.path[issue.path.length - 1] === 'adapter' ? " (an adapter's settings go under its 'config:')" : ''
+        }`,
       }));
     case 'invalid_union': {
       const options = 'options' in issue ? (issue.options as unknown[]) : undefined;

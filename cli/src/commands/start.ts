@@ -4,7 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { ConfigError, loadConfig, type LoadedConfig } from '@svc/config';
-import { runSvc, type RunningSvc } from '@svc/engine/run';
+import type { RunningSvc } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -41,6 +41,8 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   process.on('SIGINT', onEarlySignal);
   let running: RunningSvc;
   try {
+    // The engine is loaded only once the config is valid, so a config error answers at once.
+    const { runSvc } = await import('@svc/engine/run');
     running = await runSvc(config, { logger });
   } catch (err) {
     logger.fatal({ err }, `svc failed to start: ${(err as Error).message}`);

@@ -23,17 +23,29 @@ export async function triggerCommand(args: TriggerArgs): Promise<number> {
     args.address.startsWith('ws://') || args.address.startsWith('wss://')
       ? args.address
       : `ws://${args.address}:${args.port}`;
+  let gaveUp: (() => void) | undefined;
+  const unreachable = new Promise<false>((resolve) => {
+    gaveUp = () => resolve(false);
+  });
   const client = registerWorker(url, {
     workerName: 'svc-cli',
     logger: pino({ level: 'silent' }),
     invocationTimeoutMs: args.timeoutMs,
     reconnectionConfig: { maxRetries: 0 },
+    onConnectionStateChange: (state) => {
+      if (!state.connected && !state.willReconnect) gaveUp?.();
+    },
   });
+  let connectTimer: NodeJS.Timeout | undefined;
   try {
     const connected = await Promise.race([
       client.ready().then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), CONNECT_TIMEOUT_MS).unref()),
+      unreachable,
+      new Promise<false>((resolve) => {
+        connectTimer = setTimeout(() => resolve(false), CONNECT_TIMEOUT_MS);
+      }),
     ]);
+    clearTimeout(connectTimer);
     if (!connected) {
       printError('engine_unreachable', `cannot reach the engine at ${url}; is svc running? (check --address/--port)`);
       return EXIT.unreachable;
@@ -55,6 +67,7 @@ export async function triggerCommand(args: TriggerArgs): Promise<number> {
     printError('trigger_failed', (err as Error).message);
     return EXIT.error;
   } finally {
+    clearTimeout(connectTimer);
     await Promise.race([client.shutdown().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   }
 }
