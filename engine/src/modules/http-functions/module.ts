@@ -126,6 +126,17 @@ export class HttpFunctionsModule implements EngineModule {
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
 
 /** The registration frame comes from a worker: check its shape before trusting it. */
 function validateInvocation(invocation: HttpInvocationRef): void {
@@ -143,8 +154,11 @@ function validateInvocation(invocation: HttpInvocationRef): void {
   if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
     throw new Error('invocation.headers must be an object of string values');
   }
-  for (const v of Object.values(headers ?? {})) {
+  for (const [name, v] of Object.entries(headers ?? {})) {
     if (typeof v !== 'string') throw new Error('invocation.headers must be an object of string values');
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new Error(`invocation.headers may not set '${name}' (the engine sets it for the request)`);
+    }
   }
   const auth = invocation.auth as { type?: unknown } | undefined;
   if (auth !== undefined && !['hmac', 'bearer', 'api_key'].includes(String(auth?.type))) {
