@@ -117,6 +117,15 @@ describe.each([['ours'], ['iii']])('HTTP triggers with %s SDK functions', (p) =>
     await allowed.body.dump();
   });
 
+  it('a failing condition → 500 with its code; a bound function nobody provides → 500 function_not_found', async () => {
+    const bad = await request(`${http.base}/${p}/badcondition`);
+    expect(bad.statusCode).toBe(500);
+    expect(await bad.body.json()).toMatchObject({ error: { code: 'invocation_failed', message: `boom from ${p}` } });
+    const ghost = await request(`${http.base}/${p}/ghost`);
+    expect(ghost.statusCode).toBe(500);
+    expect(await ghost.body.json()).toMatchObject({ error: { code: 'function_not_found' } });
+  });
+
   it('route middleware answers the request itself or lets it through', async () => {
     const denied = await request(`${http.base}/${p}/mw/3`);
     expect(denied.statusCode).toBe(401);

@@ -68,6 +68,8 @@ http(`${p}::echo`, `/${p}/guarded`, 'GET', { condition_function_id: `${p}::no` }
 http(`${p}::echo`, `/${p}/allowed`, 'GET', { condition_function_id: `${p}::yes` });
 http(`${p}::html`, `/${p}/html`, 'get');
 http(`${p}::echo`, `/${p}/mw/:id`, 'GET', { middleware_function_ids: [`${p}::mw`] });
+http(`${p}::echo`, `/${p}/badcondition`, 'GET', { condition_function_id: `${p}::fail` });
+http(`${p}::ghost`, `/${p}/ghost`, 'GET');
 if (process.env.CONFLICTS === '1') {
   setTimeout(() => {
     http(`${p}::other`, `/${p}/echo/:id`, 'POST');
