@@ -30,10 +30,14 @@ export function createAdapter(config: StreamAdapterConfig, logger: Logger): Stre
         onError: (err) => logger.warn({ err }, 'stream kvserver adapter error'),
       });
     case STREAM_ADAPTERS.bridge:
-      throw new Error(
-        `adapter ${STREAM_ADAPTERS.bridge} is not supported by svc-stream yet; use ${STREAM_ADAPTERS.kvStore} or ${STREAM_ADAPTERS.kvserver}`,
-      );
+      throw new Error(unsupportedAdapter(config) ?? 'unsupported adapter');
   }
+}
+
+/** A config error for an adapter class svc-stream does not implement, or undefined when it does. */
+export function unsupportedAdapter(config: StreamAdapterConfig): string | undefined {
+  if (config.class !== STREAM_ADAPTERS.bridge) return undefined;
+  return `adapter.class: ${STREAM_ADAPTERS.bridge} is not supported by svc-stream yet; use ${STREAM_ADAPTERS.kvStore} or ${STREAM_ADAPTERS.kvserver}`;
 }
 
 export function serverOptions(config: StreamConfig): ClientServerOptions {
