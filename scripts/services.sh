@@ -30,7 +30,23 @@ ensure_rabbitmq() {
   wait_port rabbitmq 5672 90
 }
 
+# Fault-injection tools some tests use (clock jumps, disk errors): Debian's libfaketime and fiu-utils.
+ensure_fault_tools() {
+  local missing=()
+  [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || missing+=(libfaketime)
+  command -v fiu-run >/dev/null || missing+=(fiu-utils)
+  [ ${#missing[@]} -eq 0 ] && { echo "services: fault tools present"; return 0; }
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+    echo "services: ${missing[*]} missing and cannot be installed here; the tests that need them say so" >&2
+    return 0
+  fi
+  echo "services: installing ${missing[*]}"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 ||
+    echo "services: could not install ${missing[*]}" >&2
+}
+
 status=0
+ensure_fault_tools
 ensure_redis || status=1
 ensure_rabbitmq || status=1
 exit $status
