@@ -163,7 +163,7 @@ describe('svc-queue: dead letters through the admin functions', () => {
 });
 
 describe('svc-queue: topic subscribers', () => {
-  it('publish fans out to every durable:subscriber and queue subscriber; a condition filters', async () => {
+  it('publish fans out to every durable:subscriber and queue subscriber; a condition filters; ids dedupe', async () => {
     const topic = `orders-${RUN}`;
     const got: { who: string; n: number }[] = [];
     worker.registerFunction(`qe2e::sub-a`, (p: { n: number }) => void got.push({ who: 'a', n: p.n }));
@@ -175,7 +175,8 @@ describe('svc-queue: topic subscribers', () => {
       config: { queue: topic, condition_function_id: 'qe2e::only-even' },
     });
     await sleep(200); // the engine hands the bindings to svc-queue
-    for (const n of [1, 2, 3, 4]) await call('queue::publish', { topic, data: { n } });
+    for (const n of [1, 2, 3, 4]) await call('queue::publish', { topic, data: { n }, id: `pub-${RUN}-${n}` });
+    await call('queue::publish', { topic, data: { n: 4 }, id: `pub-${RUN}-4` }); // a producer's retry: no-op
     await waitFor(() => got.length === 6, 5000, '4 deliveries to a and 2 to b');
     await sleep(200);
     expect(

@@ -53,15 +53,22 @@ export function registerQueueFunctions(
     return { queue, messageReceiptId };
   });
 
-  fn('queue::publish', 'Publishes {topic, data}: one durable job per subscriber of the topic', async (input) => {
+  fn('queue::publish', 'Publishes {topic, data, id?}: one durable job per subscriber of the topic', async (input) => {
     const o = asObject(input, 'queue::publish');
     const topic = queueName(o, 'queue::publish', 'topic_not_set');
+    // With an `id`, each subscriber's job id is derived from it, so a retried publish enqueues nothing twice.
+    const id = optStr(o, 'id', 'queue::publish');
     await consumers.ensure(topic);
-    const message_ids: string[] = [];
-    for (const s of subs.of(topic)) {
-      const job = { function_id: s.function_id, data: o.data ?? null, condition_function_id: s.condition_function_id };
-      message_ids.push(await backend.enqueue(topic, job));
-    }
+    const message_ids = await Promise.all(
+      subs.of(topic).map((s) =>
+        backend.enqueue(topic, {
+          ...(id ? { id: `${id}:${s.function_id}` } : {}),
+          function_id: s.function_id,
+          data: o.data ?? null,
+          condition_function_id: s.condition_function_id,
+        }),
+      ),
+    );
     return { topic, message_ids };
   });
 
