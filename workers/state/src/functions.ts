@@ -78,18 +78,20 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const ops = opsField('state::update', fields);
       let errors: UpdateOpError[] = [];
       const apply = updateMutation(ops, (found) => (errors = found));
-      const mutate = (current: JsonValue | undefined): JsonValue | undefined => {
+      const checked = (current: JsonValue | undefined): JsonValue | undefined => {
         const next = apply(current);
         if (next !== undefined) checkSize('state::update', next);
         return next;
       };
+      const mutate = Object.assign(checked, { ops });
       const result = await admitted(dispatcher, () =>
         storeCall('state::update', 'UPDATE_ERROR', 'update value', () => adapter.update(scope, key, mutate)),
       );
+      const opErrors = result.errors ?? errors;
       return {
         old_value: result.old_value ?? null,
         new_value: result.new_value ?? null,
-        ...(errors.length > 0 ? { errors } : {}),
+        ...(opErrors.length > 0 ? { errors: opErrors } : {}),
       };
     },
     { description: 'Apply update ops (set, merge, increment, decrement, append, remove) atomically' },

@@ -9,7 +9,7 @@
  *
  * A failing op is skipped and reported as `{op_index, code, message}`; the other ops still apply.
  */
-import type { JsonValue } from './adapters/types.js';
+import type { JsonValue, Mutation } from './adapters/types.js';
 
 export type UpdateOp =
   | { type: 'set'; path: string; value: JsonValue }
@@ -298,10 +298,11 @@ function appendMismatch(path: string, target: JsonValue, value: JsonValue): stri
  * whose every op failed, or that has no ops, is not a committed change and fires no trigger). `onErrors` receives
  * the op errors of the attempt that was kept (optimistic stores may run the mutation more than once).
  */
-export function updateMutation(ops: readonly UpdateOp[], onErrors?: (errors: UpdateOpError[]) => void) {
-  return (current: JsonValue | undefined): JsonValue | undefined => {
+export function updateMutation(ops: readonly UpdateOp[], onErrors?: (errors: UpdateOpError[]) => void): Mutation {
+  const mutate = (current: JsonValue | undefined): JsonValue | undefined => {
     const { value, errors } = applyUpdateOps(current, ops);
     onErrors?.(errors);
     return errors.length === ops.length ? undefined : value;
   };
+  return Object.assign(mutate, { ops });
 }

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { FileAdapter } from './file.js';
 import { MemoryAdapter } from './memory.js';
 import { RedisAdapter } from './redis.js';
-import { StoreError, type StateAdapter } from './types.js';
+import type { StateAdapter } from './types.js';
+import { BridgeAdapter } from './bridge.js';
 
 export function createAdapter(config: StateAdapterConfig, logger: Logger): StateAdapter {
   switch (config.class) {
@@ -17,10 +18,7 @@ export function createAdapter(config: StateAdapterConfig, logger: Logger): State
     case STATE_ADAPTERS.kvserver:
       return new RedisAdapter({ url: config.config.kvserver_url, keyPrefix: config.config.key_prefix, logger });
     case STATE_ADAPTERS.bridge:
-      throw new StoreError(
-        'adapter_not_supported',
-        `adapter ${STATE_ADAPTERS.bridge} is not supported by svc-state yet; use ${STATE_ADAPTERS.kvStore} or ${STATE_ADAPTERS.kvserver}`,
-      );
+      return new BridgeAdapter({ url: config.config.bridge_url, logger });
   }
 }
 

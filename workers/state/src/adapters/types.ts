@@ -53,6 +53,8 @@ export interface UpdateResult {
   new_value: JsonValue | undefined;
   /** False when `mutate` declined to write (nothing stored, no change event). */
   written: boolean;
+  /** Op errors reported by a store that applied the ops itself (the bridge: the remote engine applied them). */
+  errors?: { op_index: number; code: string; message: string }[];
 }
 
 /**
@@ -60,7 +62,10 @@ export interface UpdateResult {
  * nothing. It may run more than once for one update (optimistic stores retry on conflict), so it must be pure; an
  * exception it throws rejects the update and stores nothing.
  */
-export type Mutation = (current: JsonValue | undefined) => JsonValue | undefined;
+export type Mutation = ((current: JsonValue | undefined) => JsonValue | undefined) & {
+  /** The `state::update` ops this mutation applies, for a store that forwards them instead (the bridge). */
+  readonly ops?: readonly unknown[];
+};
 
 export interface StateAdapter {
   /** Opens the store and starts the change feed. */
