@@ -144,4 +144,41 @@ describe('HttpServer', () => {
     expect(server.inFlight).toBe(0);
     expect(calls).toBe(0);
   });
+
+  it('leaves no timer behind after answered, timed-out and aborted requests (scenario 29)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const pending: Array<() => void> = [];
+    // A long deadline: a request timer that is not cleared would still be pending when we count.
+    const { add, base } = await start(
+      {
+        invoke: (id) => {
+          if (id === 'fast') return Promise.resolve({ body: 1 });
+          if (id === 'late') return Promise.reject(Object.assign(new Error('late'), { code: 'invocation_timeout' }));
+          return new Promise((r) => pending.push(() => r(undefined)));
+        },
+      },
+      { timeout: 30_000 },
+    );
+    add('fast', 'GET', '/fast');
+    add('late', 'GET', '/late');
+    add('hang', 'GET', '/hang');
+    const agent = new Agent({ connections: 50 });
+    const baseline = timers();
+    const fast = Array.from({ length: 20 }, () =>
+      request(`${base}/fast`, { dispatcher: agent }).then((r) => r.body.dump()),
+    );
+    const late = Array.from({ length: 10 }, () =>
+      request(`${base}/late`, { dispatcher: agent }).then(async (r) => (await r.body.dump(), r.statusCode)),
+    );
+    const aborts = Array.from({ length: 10 }, () => new AbortController());
+    const hung = aborts.map((c) => request(`${base}/hang`, { dispatcher: agent, signal: c.signal }).catch(() => 0));
+    await Promise.all(fast);
+    expect(await Promise.all(late)).toEqual(Array(10).fill(504));
+    await expect.poll(() => pending.length).toBe(10);
+    aborts.forEach((c) => c.abort());
+    await Promise.all(hung);
+    pending.splice(0).forEach((r) => r());
+    await agent.close();
+    await expect.poll(timers).toBeLessThanOrEqual(baseline);
+  });
 });
