@@ -122,3 +122,87 @@ describe('registration replay', () => {
     await client.shutdown();
   });
 });
+
+describe('trigger-type provider bookkeeping', () => {
+  const T1 = '33333333-3333-4333-8333-333333333333';
+  const binding = {
+    type: 'registertrigger' as const,
+    id: T1,
+    trigger_type: 'p-type',
+    function_id: 'p::fn',
+    config: { a: 1 },
+  };
+
+  it('activates a repeated delivery once, deactivates on a drop, and re-activates only after the slow unregister', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { logger });
+    const calls: string[] = [];
+    let release!: () => void;
+    client.registerTriggerType(
+      { id: 'p-type' },
+      {
+        registerTrigger: (b) => void calls.push(`register:${b.id}`),
+        unregisterTrigger: async (b) => {
+          calls.push(`unregister-start:${b.id}`);
+          await new Promise<void>((r) => (release = r));
+          calls.push(`unregister-end:${b.id}`);
+        },
+      },
+    );
+    t.open(W1, 'tok');
+    t.take();
+    t.events.onMessage(binding);
+    t.events.onMessage(binding);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toEqual([`register:${T1}`]);
+    const results = t.take().filter((f) => f.type === 'triggerregistrationresult');
+    expect(results).toHaveLength(2);
+    expect(results.every((r) => !('error' in r))).toBe(true);
+
+    t.drop();
+    t.open(W2, 'tok2');
+    t.events.onMessage(binding); // the engine re-delivers while the unregister is still running
+    await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toEqual([`register:${T1}`, `unregister-start:${T1}`]);
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toEqual([`register:${T1}`, `unregister-start:${T1}`, `unregister-end:${T1}`, `register:${T1}`]);
+    await client.shutdown();
+  });
+
+  it('answers trigger_type_not_found for a type it does not provide, and trigger_registration_failed on a throw', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { logger });
+    client.registerTriggerType(
+      { id: 'p-type' },
+      {
+        registerTrigger: () => {
+          throw new Error('bad config: a');
+        },
+        unregisterTrigger: () => undefined,
+      },
+    );
+    t.open(W1, 'tok');
+    t.take();
+    t.events.onMessage({ ...binding, trigger_type: 'other-type' });
+    t.events.onMessage(binding);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(t.take()).toEqual([
+      {
+        type: 'triggerregistrationresult',
+        id: T1,
+        trigger_type: 'other-type',
+        function_id: 'p::fn',
+        error: { code: 'trigger_type_not_found', message: 'Trigger type not found' },
+      },
+      {
+        type: 'triggerregistrationresult',
+        id: T1,
+        trigger_type: 'p-type',
+        function_id: 'p::fn',
+        error: { code: 'trigger_registration_failed', message: 'bad config: a' },
+      },
+    ]);
+    await client.shutdown();
+  });
+});

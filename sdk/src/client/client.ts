@@ -175,7 +175,7 @@ export class Client implements SvcClient {
     const local = this.registrations.triggerTypes.get(id);
     if (local === undefined) return;
     this.registrations.triggerTypes.delete(id);
-    void this.providers.dropType(id, local.handler);
+    void this.providers.dropType(id);
     this.sendRegistration({ type: 'unregistertriggertype', id });
   }
 
