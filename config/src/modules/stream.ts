@@ -63,7 +63,17 @@ export const streamConfigSchema = z
     /** `Origin` values allowed to connect (403 otherwise); null allows any, and requests without Origin. */
     allowed_origins: z.array(z.string().min(1)).nullable().default(null),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    // Part of the spec, not built yet: refused here so `svc` names the problem instead of the worker crash-looping.
+    if (config.adapter.class === STREAM_ADAPTERS.bridge) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['adapter', 'class'],
+        message: `${STREAM_ADAPTERS.bridge} is not supported by svc-stream yet; use ${STREAM_ADAPTERS.kvStore} or ${STREAM_ADAPTERS.kvserver}`,
+      });
+    }
+  });
 
 export type StreamAdapterConfig = z.infer<typeof streamAdapterSchema>;
 export type StreamConfig = z.infer<typeof streamConfigSchema>;

@@ -7,7 +7,7 @@
 import { readModuleConfig } from '@svc/config';
 import { runCapabilityWorker } from '@svc/sdk';
 import { createAuthenticator } from './auth.js';
-import { createAdapter, serverOptions, streamConfigSchema, unsupportedAdapter } from './config.js';
+import { createAdapter, serverOptions, streamConfigSchema } from './config.js';
 import { registerStreamFunctions } from './functions.js';
 import { StreamClientServer } from './server/client-server.js';
 import { StreamTriggers } from './triggers.js';
@@ -15,11 +15,6 @@ import { CustomStreams } from './custom-streams.js';
 import { StreamStore } from './store.js';
 
 const config = readModuleConfig('svc-stream', streamConfigSchema);
-const unsupported = unsupportedAdapter(config.adapter);
-if (unsupported) {
-  process.stderr.write(`svc-stream: config_invalid: ${unsupported}\n`);
-  process.exit(2);
-}
 
 await runCapabilityWorker({
   name: 'svc-stream',
