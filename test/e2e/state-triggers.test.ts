@@ -122,5 +122,8 @@ describe('state trigger', () => {
     await waitFor(() => events.length >= 12, 10_000, 'all 12 events');
     expect(events).toHaveLength(12);
     expect(new Set(events.map((e) => e.new_value)).size).toBe(12);
+    const stats = await call<Record<string, number>>('state::trigger_stats', {});
+    expect(stats).toMatchObject({ max_pending: 4, failed: 0 });
+    expect(stats.backpressure_waits).toBeGreaterThan(0);
   });
 });

@@ -23,6 +23,7 @@ export const STATE_FUNCTION_IDS = [
   'state::list',
   'state::list_entries',
   'state::list_groups',
+  'state::trigger_stats',
 ] as const;
 
 export function registerStateFunctions(client: SvcClient, options: StateFunctionsOptions): void {

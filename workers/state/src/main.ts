@@ -18,7 +18,11 @@ await runCapabilityWorker({
     const adapter = createAdapter(config.adapter, logger);
     await adapter.start();
     const dispatcher = new TriggerDispatcher(config.max_pending_triggers, logger);
-    const triggers = new StateTriggers(client, dispatcher, { timeoutMs: config.trigger_timeout_ms, logger });
+    const triggers = new StateTriggers(client, dispatcher, {
+      timeoutMs: config.trigger_timeout_ms,
+      maxPending: config.max_pending_triggers,
+      logger,
+    });
     adapter.onChange((change) => triggers.onChange(change));
     triggers.register();
     registerStateFunctions(client, { adapter, dispatcher, maxValueBytes: config.max_value_bytes });

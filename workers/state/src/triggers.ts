@@ -23,7 +23,7 @@ export class StateTriggers {
   constructor(
     private readonly client: SvcClient,
     private readonly dispatcher: TriggerDispatcher,
-    private readonly options: { timeoutMs: number; logger: Logger },
+    private readonly options: { timeoutMs: number; maxPending: number; logger: Logger },
   ) {}
 
   register(): void {
@@ -37,10 +37,22 @@ export class StateTriggers {
         unregisterTrigger: (binding) => void this.bindings.delete(binding.id),
       },
     );
+    this.client.registerFunction('state::trigger_stats', () => this.stats(), {
+      description: 'Trigger delivery counters of the svc-state process that answers (bindings, pending, ...)',
+    });
   }
 
-  get count(): number {
-    return this.bindings.size;
+  /** Counters of this process: what RELIABILITY.md asks to count (deliveries, failures, writes held back). */
+  stats() {
+    const { pending, delivered, failed, backpressureWaits } = this.dispatcher.snapshot();
+    return {
+      bindings: this.bindings.size,
+      pending,
+      delivered,
+      failed,
+      backpressure_waits: backpressureWaits,
+      max_pending: this.options.maxPending,
+    };
   }
 
   /** Called by the store's change feed, synchronously, in commit order. */
