@@ -263,10 +263,9 @@ export class Client implements SvcClient {
 
   private onClose(info: { code: number; reason: string; willReconnect: boolean }): void {
     if (this.closing === undefined) {
-      this.logger.warn(
-        { code: info.code, reason: info.reason, reconnect: info.willReconnect },
-        'engine connection lost',
-      );
+      const fields = { code: info.code, reason: info.reason };
+      if (info.willReconnect) this.logger.warn(fields, 'engine connection lost; reconnecting');
+      else this.logger.info(fields, 'engine connection closed');
     }
     // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
     this.pending.failSent(connectionLostError);
