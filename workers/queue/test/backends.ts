@@ -122,6 +122,24 @@ export const backends: BackendKind[] = [
       }),
     cleanup: (ns) => deleteBrokerQueues(ns),
   },
+  {
+    name: 'BrokerAdapter (RabbitMQ, quorum queues)',
+    durable: true,
+    dedupes: false,
+    shared: true,
+    available: () => portOpen(5672),
+    make: (ns, o) =>
+      new BrokerAdapter({
+        amqp_url: AMQP_URL,
+        prefix: ns,
+        max_attempts: o.maxAttempts ?? 3,
+        backoff_ms: o.backoffMs ?? 50,
+        prefetch_count: o.concurrency ?? 10,
+        queue_mode: 'quorum',
+        queue_configs: o.queueConfigs,
+      }),
+    cleanup: (ns) => deleteBrokerQueues(ns),
+  },
 ];
 
 /** Deletes every queue whose name starts with `ns.` (the queues the tests declared). */

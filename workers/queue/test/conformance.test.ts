@@ -40,12 +40,12 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
   }
 
   // The suite needs the service; CI starts it with scripts/services.sh. Locally, a missing service skips its tests.
-  const maybe = (name: string, fn: () => Promise<void>, timeout = 20_000) =>
+  const maybe = (name: string, fn: (skip: (why: string) => never) => Promise<void>, timeout = 20_000) =>
     it(
       name,
       async (ctx) => {
         if (!up) ctx.skip(`${kind.name} is not reachable (start it with scripts/services.sh)`);
-        await fn();
+        await fn((why) => ctx.skip(why) as never);
       },
       timeout,
     );
@@ -196,8 +196,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect([r.lost.length, r.duplicated.length, r.unexpected.length]).toEqual([0, 0, 0]);
   });
 
-  maybe('acknowledged jobs survive a restart of the process', async () => {
-    if (!kind.durable) return; // in_memory: a restart loses the queue by definition (SPEC.md)
+  maybe('acknowledged jobs survive a restart of the process', async (skip) => {
+    if (!kind.durable) skip('in_memory: a restart loses the queue by definition (SPEC.md)');
     const a = await make({}, ['durable']);
     const acked: string[] = [];
     for (let i = 0; i < 100; i++) acked.push(await a.enqueue('durable', { function_id: 'f', data: i }));
@@ -210,8 +210,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect([r.lost.length, r.duplicated.length, r.unexpected.length]).toEqual([0, 0, 0]);
   });
 
-  maybe('a job whose worker stopped mid-attempt is delivered again', async () => {
-    if (!kind.durable) return; // in_memory: nothing outlives the process
+  maybe('a job whose worker stopped mid-attempt is delivered again', async (skip) => {
+    if (!kind.durable) skip('in_memory: nothing outlives the process');
     const a = await make({}, ['stall']);
     let started = 0;
     await a.consume('stall', async () => {
@@ -228,8 +228,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect(done).toEqual(['stuck']);
   });
 
-  maybe('enqueue with an id the queue already holds is a no-op', async () => {
-    if (!kind.dedupes) return; // RabbitMQ keeps no index of message ids; see README "Delivery guarantees"
+  maybe('enqueue with an id the queue already holds is a no-op', async (skip) => {
+    if (!kind.dedupes) skip('RabbitMQ keeps no index of message ids; see README "Delivery guarantees"');
     const a = await make({}, ['idem']);
     for (let i = 0; i < 3; i++) await a.enqueue('idem', { id: 'same', function_id: 'f', data: i });
     expect((await a.topicStats('idem')).waiting).toBe(1);
@@ -237,8 +237,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
 
   maybe(
     'ambiguous enqueue (applied, but the producer saw an error): retrying with the same id runs it once',
-    async () => {
-      if (!kind.dedupes) return; // RabbitMQ keeps no index of message ids; see README "Delivery guarantees"
+    async (skip) => {
+      if (!kind.dedupes) skip('RabbitMQ keeps no index of message ids; see README "Delivery guarantees"');
       const a = await make({}, ['ambiguous']);
       const runs = new Map<string, number>();
       await a.consume('ambiguous', async (job) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1));
@@ -284,8 +284,8 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect((await a.listDeadLetters('narrow', 0, 1)).messages[0]).toMatchObject({ id: 'bad', attempts: 2 });
   });
 
-  maybe('another process on the same backend finds the queues and drains them', async () => {
-    if (!kind.shared) return; // the builtin queue lives in one process
+  maybe('another process on the same backend finds the queues and drains them', async (skip) => {
+    if (!kind.shared) skip('the builtin queue lives in one process');
     const a = await make({}, ['found']);
     for (let i = 0; i < 20; i++) await a.enqueue('found', { function_id: 'f', data: i });
     const b = await make({}, ['found']);
