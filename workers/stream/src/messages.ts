@@ -2,6 +2,7 @@
  * The frames of the stream client socket (PROTOCOL.md §10.2), field for field as they are on the wire: camelCase
  * envelope, `type` tags in lowercase, `id` always present (null for group-level frames).
  */
+import { frameTimestamp } from './clock.js';
 
 /** The body of a server → client frame. */
 export type StreamEvent =
@@ -33,7 +34,7 @@ export interface SubscriptionRequest {
 export type ClientMessage = { type: 'join'; data: SubscriptionRequest } | { type: 'leave'; data: SubscriptionRequest };
 
 export function wrap(streamName: string, groupId: string, id: string | null, event: StreamEvent): StreamWrapperMessage {
-  return { type: 'stream', timestamp: Date.now(), streamName, groupId, id, event };
+  return { type: 'stream', timestamp: frameTimestamp(), streamName, groupId, id, event };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { frameTimestamp } from '../clock.js';
 import type { StreamWrapperMessage } from '../messages.js';
 import { parseWrapperMessage } from '../wrapper-guard.js';
 import type { UpdateOutcome } from '../update-ops.js';
@@ -107,7 +108,7 @@ export class RedisStreamAdapter implements StreamAdapter {
   async set(stream: string, group: string, item: string, value: unknown) {
     this.assertOpen();
     const data = value ?? null;
-    const timestamp = Date.now();
+    const timestamp = frameTimestamp();
     const head = this.head(stream, group, item, timestamp);
     const old = await this.scripts.streamSet(this.key(stream, group), item, JSON.stringify(data), this.channel, head);
     const oldValue: unknown = old === null ? null : JSON.parse(old);
@@ -125,7 +126,7 @@ export class RedisStreamAdapter implements StreamAdapter {
 
   async delete(stream: string, group: string, item: string) {
     this.assertOpen();
-    const timestamp = Date.now();
+    const timestamp = frameTimestamp();
     const head = `${this.head(stream, group, item, timestamp)}delete","data":`;
     const old = await this.scripts.streamDelete(this.key(stream, group), item, this.channel, head);
     if (old === null) return { old_value: null, message: undefined };
@@ -174,7 +175,7 @@ export class RedisStreamAdapter implements StreamAdapter {
         await conn.unwatch();
         return { ...result, message: undefined };
       }
-      const timestamp = Date.now();
+      const timestamp = frameTimestamp();
       const type = old === null ? ('create' as const) : ('update' as const);
       const message: StreamWrapperMessage = {
         type: 'stream',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
+import { frameTimestamp } from '../clock.js';
 import { parseClientMessage, wrap, type SubscriptionRequest } from '../messages.js';
 import type { FrameSink } from './subscriptions.js';
 
@@ -144,7 +145,7 @@ export class ClientConnection implements FrameSink {
     previous?.remove();
     const remove = this.host.subscribe(this, request);
     this.subscriptions.set(request.subscriptionId, { request, remove });
-    const timestamp = Date.now();
+    const timestamp = frameTimestamp();
     try {
       const data = await this.host.snapshot(request);
       const frame = { ...wrap(request.streamName, request.groupId, request.id, { type: 'sync', data }), timestamp };
