@@ -17,8 +17,12 @@ export interface HttpApp {
 
 export function sdkInvoker(client: SvcClient): Invoker {
   return {
-    invoke: (functionId, payload, { timeoutMs, metadata }) =>
-      client.trigger({ function_id: functionId, payload, timeoutMs, metadata }),
+    invoke: (functionId, payload, { timeoutMs, metadata, signal }) => {
+      // `signal` is for an SDK that lets a caller cancel one invocation (the client went away); an SDK without
+      // that ignores the key, and the invocation then ends at its deadline.
+      const request = { function_id: functionId, payload, timeoutMs, metadata, signal };
+      return client.trigger(request);
+    },
   };
 }
 

@@ -97,8 +97,14 @@ describe('HttpServer', () => {
 
   it('admits exactly the limit, answers the rest 503 + Retry-After, and gets slots back on client abort', async () => {
     const release: Array<() => void> = [];
+    const signals: AbortSignal[] = [];
     const { server, add, base } = await start(
-      { invoke: () => new Promise((r) => release.push(() => r({ body: 'ok' }))) },
+      {
+        invoke: (_id, _payload, { signal }) => {
+          signals.push(signal);
+          return new Promise((r) => release.push(() => r({ body: 'ok' })));
+        },
+      },
       { limit: 20, timeout: 5000 },
     );
     add('wait', 'GET', '/wait');
@@ -121,6 +127,8 @@ describe('HttpServer', () => {
     await Promise.all(results);
     expect(settled.filter((r) => r.status === 0)).toHaveLength(20);
     await expect.poll(() => server.inFlight).toBe(0);
+    // The invocations were told that nobody waits for them any more.
+    await expect.poll(() => signals.filter((x) => x.aborted).length).toBe(20);
     release.splice(0).forEach((r) => r());
     await agent.close();
   });

@@ -13,6 +13,8 @@ import type { RouteTarget } from './route-table.js';
 export interface InvokeOptions {
   timeoutMs: number;
   metadata: unknown;
+  /** Fires when the client went away or the deadline passed: the invocation is no longer wanted. */
+  signal: AbortSignal;
 }
 
 /** How svc-http calls a function (the SDK client in production). Rejections carry `code` when they have one. */
@@ -35,31 +37,34 @@ export async function dispatch(
   target: RouteTarget,
   payload: HttpPayloadLike,
   deadline: number,
+  signal: AbortSignal,
 ): Promise<DispatchOutcome> {
+  const ctx: CallContext = { invoker, metadata: target.metadata, deadline, signal };
   for (const id of target.middlewareFunctionIds) {
-    const outcome = await runMiddleware(invoker, id, payload, target.metadata, deadline);
+    const outcome = await runMiddleware(ctx, id, payload);
     if (outcome) return outcome;
   }
   if (target.conditionFunctionId) {
-    const condition = await call(invoker, target.conditionFunctionId, payload, target.metadata, deadline, 'condition');
+    const condition = await call(ctx, target.conditionFunctionId, payload, 'condition');
     if (condition.kind !== 'result') return condition;
     if (!condition.value) return { kind: 'skipped' };
   }
-  return call(invoker, target.functionId, payload, target.metadata, deadline, 'handler');
+  return call(ctx, target.functionId, payload, 'handler');
 }
 
-async function call(
-  invoker: Invoker,
-  functionId: string,
-  payload: unknown,
-  metadata: unknown,
-  deadline: number,
-  during: Stage,
-): Promise<DispatchOutcome> {
-  const timeoutMs = deadline - Date.now();
+interface CallContext {
+  invoker: Invoker;
+  metadata: unknown;
+  deadline: number;
+  signal: AbortSignal;
+}
+
+async function call(ctx: CallContext, functionId: string, payload: unknown, during: Stage): Promise<DispatchOutcome> {
+  const timeoutMs = ctx.deadline - Date.now();
   if (timeoutMs <= 0) return { kind: 'timeout', during };
   try {
-    return { kind: 'result', value: await invoker.invoke(functionId, payload, { timeoutMs, metadata }) };
+    const options = { timeoutMs, metadata: ctx.metadata, signal: ctx.signal };
+    return { kind: 'result', value: await ctx.invoker.invoke(functionId, payload, options) };
   } catch (err) {
     const { code, message, stack } = describeError(err);
     if (TIMEOUT_CODES.has(code)) return { kind: 'timeout', during };
@@ -69,11 +74,9 @@ async function call(
 
 /** Undefined means "continue"; an outcome ends the request (a response, an error or a timeout). */
 async function runMiddleware(
-  invoker: Invoker,
+  ctx: CallContext,
   functionId: string,
   payload: HttpPayloadLike,
-  metadata: unknown,
-  deadline: number,
 ): Promise<DispatchOutcome | undefined> {
   const input = {
     phase: 'preHandler',
@@ -85,7 +88,7 @@ async function runMiddleware(
     },
     context: {},
   };
-  const outcome = await call(invoker, functionId, input, metadata, deadline, 'middleware');
+  const outcome = await call(ctx, functionId, input, 'middleware');
   if (outcome.kind !== 'result') return outcome;
   const answer = outcome.value as { action?: unknown; response?: unknown } | null;
   if (answer && typeof answer === 'object' && answer.action === 'continue') return undefined;

@@ -4,6 +4,7 @@
  *
  * A request holds a concurrency slot from admission until its response is finished or its socket closes; the
  * deadline and a client abort both end it, and the slot's release is idempotent, so every path gives it back.
+ * Both also abort the signal handed to the invocation, so the caller side can give up on it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
@@ -78,8 +79,12 @@ async function admitted(
   cors: Record<string, string>,
 ): Promise<void> {
   // 'finish' = the response was handed to the socket; 'close' = the client went away first.
+  const unwanted = new AbortController();
   res.once('finish', slot.release);
-  res.once('close', slot.release);
+  res.once('close', () => {
+    slot.release();
+    if (!res.writableFinished) unwanted.abort();
+  });
   const deadline = Date.now() + opts.defaultTimeoutMs;
   let phase: 'body' | 'invoke' = 'body';
   const timer = setTimeout(() => {
@@ -92,6 +97,7 @@ async function admitted(
       send(req, res, errorResponse(504, HttpErrorCode.GatewayTimeout, msg), cors);
     }
     slot.release();
+    unwanted.abort();
   }, opts.defaultTimeoutMs);
   try {
     const body = await receiveBody(opts, req, res, cors);
@@ -105,7 +111,7 @@ async function admitted(
       headers: req.headers,
       body: body.value,
     });
-    const outcome = await dispatch(opts.invoker, match.target, payload, deadline);
+    const outcome = await dispatch(opts.invoker, match.target, payload, deadline, unwanted.signal);
     if (res.headersSent || res.destroyed) return;
     send(req, res, toResponse(opts, match, method, outcome), cors);
   } finally {
