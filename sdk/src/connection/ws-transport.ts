@@ -77,7 +77,8 @@ export class WsTransport implements ClientTransport {
 
   send(message: WorkerToEngine): boolean {
     const ws = this.ws;
-    if (!this.open || ws === undefined) return false;
+    // A socket in its closing handshake would drop the frame silently; report it unsent so the client queues it.
+    if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
     ws.send(JSON.stringify(message));
     return true;
   }
