@@ -108,7 +108,7 @@ export class ClientConnection implements FrameSink {
       this.drop(CLOSE.policy, 'rate limit: too many messages');
       return;
     }
-    const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8').trim();
+    const text = toBuffer(data).toString('utf8').trim();
     if (text === '') return;
     const message = parseClientMessage(text);
     if (!message) {
@@ -173,4 +173,9 @@ export class ClientConnection implements FrameSink {
     this.subscriptions.clear();
     this.host.onClosed(this);
   }
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }
