@@ -65,16 +65,16 @@ it('paused for 2 × lock_ttl_ms beside another process on Redis: every tick stil
   const trigger = client.registerTrigger({ type: 'cron', function_id: FN, config: { expression: '* * * * * *' } });
   await Promise.all([a, b].map((p) => p.waitForOutput('cron job scheduled')));
   const start = Date.now();
-  await sleep(1500);
+  await sleep(1000);
   a!.proc.kill('SIGSTOP');
   await sleep(3000);
   a!.proc.kill('SIGCONT');
-  await sleep(2500);
+  await sleep(1500);
   trigger.unregister();
   const mine = runs.filter((r) => r.job_id === trigger.id && r.receivedAt > start + 1000);
   const ticks = byTick(mine);
   expect([...ticks.values()].filter((r) => r.length > 1)).toEqual([]); // never twice
   const times = [...ticks.keys()].map((t) => Date.parse(t)).sort((x, y) => x - y);
-  expect(times.length).toBeGreaterThanOrEqual(5);
+  expect(times.length).toBeGreaterThanOrEqual(4);
   for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(1000); // and none lost
 }, 25_000);
