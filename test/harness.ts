@@ -174,6 +174,7 @@ const BARE_FLAGS: Record<string, string> = {
   heartbeat_timeout_ms: '--heartbeat-timeout-ms',
   max_payload_bytes: '--max-payload',
   max_buffered_bytes: '--max-buffered-bytes',
+  handshake_timeout_ms: '--handshake-timeout-ms',
   log_level: '--log-level',
 };
 

@@ -2,7 +2,7 @@
 /**
  * A bare engine without config or modules beyond the built-in ones, for tests and benchmarks:
  * `node engine/dist/main.js [--port N] [--host H] [--invocation-timeout-ms N] [--heartbeat-interval-ms N]
- * [--heartbeat-timeout-ms N] [--max-payload N] [--max-buffered-bytes N] [--log-level L]`.
+ * [--heartbeat-timeout-ms N] [--max-payload N] [--max-buffered-bytes N] [--handshake-timeout-ms N] [--log-level L]`.
  * The product entry point is the `svc` command (cli/), which loads the config file.
  */
 import pino from 'pino';
@@ -15,6 +15,7 @@ const NUMERIC: Record<string, keyof EngineOptions> = {
   '--heartbeat-timeout-ms': 'heartbeatTimeoutMs',
   '--max-payload': 'maxPayload',
   '--max-buffered-bytes': 'maxBufferedBytes',
+  '--handshake-timeout-ms': 'handshakeTimeoutMs',
 };
 
 function parseArgs(argv: string[]): { options: EngineOptions; logLevel: string } {

@@ -59,7 +59,7 @@ export class WsServer {
     this.http.headersTimeout = options.handshakeTimeoutMs;
     this.http.requestTimeout = options.handshakeTimeoutMs;
     this.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
-    this.http.on('clientError', (_err, socket) => socket.destroy());
+    this.http.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseBadRequest(err, socket));
   }
 
   async start(): Promise<number> {
@@ -157,6 +157,22 @@ export class WsServer {
     this.options.logger.warn('peer silent past the heartbeat timeout (half-open?): terminating its socket');
     beating.ws.terminate();
   }
+}
+
+/** A malformed, oversized or too-slow upgrade request gets a status line when the socket can still take one. */
+function refuseBadRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : '400 Bad Request';
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  setTimeout(() => socket.destroy(), 1000).unref(); // a peer that never reads must not keep it open
 }
 
 function pathOf(url: string | undefined): string {
