@@ -53,6 +53,13 @@ function registerFunctions(engine: EngineProcess, sdk: 'svc' | 'iii', functions:
   });
 }
 
+/**
+ * "<code>: <message>": the module's own code (http_request_failed, …) is either the wire code or, while the SDK
+ * reports every thrown error as invocation_failed, the start of the message.
+ */
+const described = (answer: { error?: { code: string; message: string } }) =>
+  `${answer.error?.code}: ${answer.error?.message}`;
+
 const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 describe('HTTP functions with a permissive local policy', () => {
@@ -125,11 +132,11 @@ describe('HTTP functions with a permissive local policy', () => {
 
     it('non-2xx → http_request_failed naming the status; no body → no result; non-JSON → invalid_response', async () => {
       const failed = await rawCall(engine.url, `${sdk}::fail`, {});
-      expect(failed.error?.message).toMatch(/http_request_failed.*answered 503/);
+      expect(described(failed)).toMatch(/http_request_failed.*answered 503/);
       expect(await rawCall(engine.url, `${sdk}::empty`, {})).toEqual({ result: undefined });
       expect(up.seen.some((s) => s.method === 'DELETE' && s.url === '/empty')).toBe(true);
       const text = await rawCall(engine.url, `${sdk}::text`, {});
-      expect(text.error?.message).toMatch(/invalid_response/);
+      expect(described(text)).toMatch(/invalid_response/);
     });
 
     it('a registration naming an unset secret is refused with the variable name', async () => {
@@ -249,7 +256,7 @@ describe('the policy through the engine (RELIABILITY.md scenario 32)', () => {
     }
     if (named) {
       const answer = await rawCall(engine.url, 'ssrf::named', {});
-      expect(answer.error?.message).toMatch(/url_not_allowed.*loopback/);
+      expect(described(answer)).toMatch(/url_not_allowed.*loopback/);
     }
     expect(canary.connections()).toBe(0);
   });
