@@ -8,7 +8,7 @@
  * durability never waits for it. After an I/O error the store refuses further writes (`store_failed`) until it is
  * reopened: after a failed fsync the kernel may have dropped dirty pages, so later "successful" fsyncs prove nothing.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -69,6 +69,7 @@ export class FileAdapter implements StateAdapter {
         'CREATE TABLE IF NOT EXISTS kv (scope TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID',
       );
       db.exec('BEGIN IMMEDIATE; COMMIT'); // takes the exclusive lock now
+      syncDirectory(dirname(path)); // the new file's directory entry is durable too, not only its contents
     } catch (err) {
       db.close();
       throw new StoreError('store_open_failed', `cannot open state file ${path}: ${String(err)}`, {
@@ -217,6 +218,15 @@ export class FileAdapter implements StateAdapter {
 export function databasePath(filePath: string): string {
   const isDirectory = statSync(filePath, { throwIfNoEntry: false })?.isDirectory() ?? false;
   return isDirectory ? join(filePath, 'state.sqlite') : filePath;
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** An input error thrown by `mutate` marks this write as failed; an SQL error propagates and aborts the batch. */
