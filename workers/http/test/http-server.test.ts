@@ -189,4 +189,38 @@ describe('HttpServer', () => {
     await agent.close();
     await expect.poll(timers).toBeLessThanOrEqual(baseline);
   });
+
+  it('survives odd request lines and headers and keeps serving', async () => {
+    const { add, base } = await start({ invoke: async () => ({ body: 'ok' }) });
+    add('p', 'GET', '/p/:id');
+    const port = Number(new URL(base).port);
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (c: Buffer) => (answer += c.toString()));
+        socket.on('error', () => resolve(answer));
+        socket.on('close', () => resolve(answer));
+        socket.end(text);
+      });
+    const odd = [
+      'GET * HTTP/1.1\r\nhost: x\r\n\r\n',
+      'GET http://other.test/p/1?a=1 HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+      'PROPFIND /p/1 HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+      'GET /p/%E0%A4%A HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+      'GET /p/a%2Fb HTTP/1.0\r\n\r\n',
+      'GET /p/1 HTTP/1.1\r\nhost: x\r\nx-bad header: 1\r\n\r\n',
+      'NOT HTTP AT ALL\r\n\r\n',
+      `GET /p/1 HTTP/1.1\r\nhost: x\r\n${'x-a: b\r\n'.repeat(3000)}\r\n`,
+    ];
+    const answers = await Promise.all(odd.map(raw));
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 200/);
+    expect(answers[2]).toMatch(/^HTTP\/1\.1 405/);
+    expect(answers[3]).toMatch(/^HTTP\/1\.1 200/);
+    expect(answers[4]).toMatch(/^HTTP\/1\.1 200/);
+    expect(answers[6]).toMatch(/^HTTP\/1\.1 400/);
+    const after = await request(`${base}/p/1`);
+    expect(after.statusCode).toBe(200);
+    await after.body.dump();
+  });
 });
