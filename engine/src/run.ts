@@ -52,7 +52,9 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
 
 export async function runSvc(config: DeepReadonly<SvcConfig>, options: RunOptions): Promise<RunningSvc> {
   const { logger } = options;
-  const plans = config.modules.map((entry) => planModule(entry, { graceMs: config.shutdown_grace_ms }));
+  const plans = await Promise.all(
+    config.modules.map((entry) => planModule(entry, { graceMs: config.shutdown_grace_ms })),
+  );
   for (const plan of plans) {
     if (plan.kind === 'unavailable') logger.warn({ class: plan.class }, `skipping ${plan.class}: ${plan.reason}`);
   }

@@ -2,7 +2,8 @@
  * Config entry → what runs (DESIGN.md): a capability worker class becomes a supervised child process
  * (`node workers/<dir>/dist/main.js` with its resolved config in `SVC_MODULE_CONFIG`); an engine module class
  * becomes the module its factory builds. A class whose implementation is not part of this build is reported, not
- * silently dropped.
+ * silently dropped. Factories are imported only when the config names their class: an engine that does not use
+ * pub/sub or HTTP functions does not pay for loading their clients (Redis, undici) at start-up.
  */
 import {
   MODULE_CLASSES,
@@ -13,9 +14,7 @@ import {
   type ModuleEntry,
 } from '@svc/config';
 import { createExecModule } from './exec/index.js';
-import { createHttpFunctionsModule } from './http-functions/index.js';
 import type { EngineModule } from './module.js';
-import { createPubSubModule } from './pubsub/index.js';
 import { findWorkerMain, workerMainCandidates } from './worker-path.js';
 
 export interface ModuleFactoryOptions {
@@ -33,7 +32,10 @@ function plain<T>(value: DeepReadonly<T>): T {
   return structuredClone(value) as T;
 }
 
-export function planModule(entry: DeepReadonly<ModuleEntry>, options: ModuleFactoryOptions): PlannedModule {
+export async function planModule(
+  entry: DeepReadonly<ModuleEntry>,
+  options: ModuleFactoryOptions,
+): Promise<PlannedModule> {
   const worker = workerForClass(entry.class);
   if (worker) {
     const workerName = entry.name ?? worker.name;
@@ -56,9 +58,12 @@ export function planModule(entry: DeepReadonly<ModuleEntry>, options: ModuleFact
       const config = plain<ExecConfig>(entry.config as DeepReadonly<ExecConfig>);
       return { kind: 'engine', class: entry.class, module: createExecModule(config, { graceMs: options.graceMs }) };
     }
-    case MODULE_CLASSES.pubsub:
+    case MODULE_CLASSES.pubsub: {
+      const { createPubSubModule } = await import('./pubsub/index.js');
       return { kind: 'engine', class: entry.class, module: createPubSubModule(plain(entry.config)) };
-    case MODULE_CLASSES.httpFunctions:
+    }
+    case MODULE_CLASSES.httpFunctions: {
+      const { createHttpFunctionsModule } = await import('./http-functions/index.js');
       return {
         kind: 'engine',
         class: entry.class,
@@ -66,6 +71,7 @@ export function planModule(entry: DeepReadonly<ModuleEntry>, options: ModuleFact
           plain<HttpFunctionsConfig>(entry.config as DeepReadonly<HttpFunctionsConfig>),
         ),
       };
+    }
     default:
       return { kind: 'unavailable', class: entry.class, reason: `${entry.class} is not implemented in this build yet` };
   }
