@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvocationError, registerWorker, type SvcClient } from '@svc/sdk';
 import { spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
@@ -106,6 +107,14 @@ describe('pubsub', () => {
     }
   });
 
+  it('refuses a subscribe trigger without a topic with a triggerregistrationresult error', async () => {
+    for (const config of [{}, { topic: '' }, { topic: 7 }]) {
+      const error = await registrationError(localEngine!.url, config);
+      expect(error.code).toBe('trigger_registration_failed');
+      expect(error.message).toMatch(/subscribe trigger needs config\.topic/);
+    }
+  });
+
   it('crosses two engines through Redis: each subscriber gets each message once', async () => {
     const adapter = {
       class: 'modules::pubsub::KvserverAdapter',
@@ -158,4 +167,36 @@ function delivered(payload: unknown): unknown {
  */
 function hasCode(err: InvocationError, code: string): boolean {
   return err.code === code || (err.code === 'invocation_failed' && err.message.includes(`${code}: `));
+}
+
+/** Registers a `subscribe` trigger over a raw socket and resolves the error of its `triggerregistrationresult`. */
+function registrationError(url: string, config: unknown): Promise<{ code: string; message: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    const id = randomUUID();
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`no triggerregistrationresult for ${JSON.stringify(config)}`));
+    }, 5000);
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ type: 'registerfunction', id: `pubsub-e2e::${id}` }));
+      ws.send(
+        JSON.stringify({
+          type: 'registertrigger',
+          id,
+          trigger_type: 'subscribe',
+          function_id: `pubsub-e2e::${id}`,
+          config,
+        }),
+      );
+    });
+    ws.on('message', (raw) => {
+      const msg = JSON.parse(String(raw)) as { type: string; id?: string; error?: { code: string; message: string } };
+      if (msg.type !== 'triggerregistrationresult' || msg.id !== id || !msg.error) return;
+      clearTimeout(timer);
+      ws.close();
+      resolve(msg.error);
+    });
+    ws.on('error', reject);
+  });
 }
