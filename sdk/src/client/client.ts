@@ -218,7 +218,7 @@ export class Client implements SvcClient {
       data: workerMetadata(this.settings.workerName, this.settings.workerDescription),
       action: { type: 'void' },
     });
-    this.settings.onConnectionStateChange?.({ connected: true, willReconnect: true });
+    this.notifyConnectionState({ connected: true, willReconnect: true });
   }
 
   private onMessage(msg: EngineToWorker): void {
@@ -278,7 +278,15 @@ export class Client implements SvcClient {
     }
     this.runner.abortAll('connection_lost');
     void this.providers.deactivateAll();
-    this.settings.onConnectionStateChange?.({ connected: false, willReconnect: info.willReconnect });
+    this.notifyConnectionState({ connected: false, willReconnect: info.willReconnect });
+  }
+
+  private notifyConnectionState(state: { connected: boolean; willReconnect: boolean }): void {
+    try {
+      this.settings.onConnectionStateChange?.(state);
+    } catch (err) {
+      this.logger.error({ err }, 'onConnectionStateChange threw');
+    }
   }
 
   private async close(): Promise<void> {

@@ -56,7 +56,8 @@ export class InvocationRunner {
       return;
     }
     if (isThenable(out)) {
-      out.then(
+      // Promise.resolve returns a native promise as is, and guards against a thenable whose `then` throws.
+      Promise.resolve(out).then(
         (value) => this.finish(ctx, value, undefined),
         (err: unknown) => this.finish(ctx, undefined, err ?? new Error('handler rejected without a reason')),
       );
