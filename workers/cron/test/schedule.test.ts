@@ -88,3 +88,22 @@ describe('parseSchedule: invalid expressions say what is wrong', () => {
     expect((error as Error).message).toMatch(message);
   });
 });
+
+describe('parseSchedule: time zones with daylight saving', () => {
+  it('a fixed time inside the spring-forward gap runs once, right after the gap (Europe/Paris)', () => {
+    // 2027-03-28: clocks go from 02:00 to 03:00 local (01:00 UTC).
+    const schedule = parseSchedule('0 30 2 * * *', 'Europe/Paris', Date.parse('2027-03-27T12:00:00Z'));
+    const first = schedule.nextAfter(Date.parse('2027-03-27T12:00:00Z'))!;
+    expect(iso(first)).toBe('2027-03-28T01:00:00.000Z'); // 03:00 local, the first valid time after the gap
+    expect(iso(schedule.nextAfter(first))).toBe('2027-03-29T00:30:00.000Z'); // 02:30 local (UTC+2)
+  });
+
+  it('a fixed time in the repeated autumn hour runs once (Europe/Paris)', () => {
+    // 2027-10-31: 03:00 local goes back to 02:00, so 02:30 happens twice.
+    const schedule = parseSchedule('0 30 2 * * *', 'Europe/Paris', Date.parse('2027-10-30T12:00:00Z'));
+    const first = schedule.nextAfter(Date.parse('2027-10-30T12:00:00Z'))!;
+    const second = schedule.nextAfter(first)!;
+    expect(iso(first)).toBe('2027-10-31T00:30:00.000Z');
+    expect(iso(second)).toBe('2027-11-01T01:30:00.000Z');
+  });
+});
