@@ -4,4 +4,5 @@ export { createAdapter } from './adapters/index.js';
 export { MemoryAdapter } from './adapters/memory.js';
 export { FileAdapter } from './adapters/file.js';
 export { RedisAdapter } from './adapters/redis.js';
+export { BridgeAdapter } from './adapters/bridge.js';
 export { applyUpdateOps, updateMutation, type UpdateOp, type UpdateOpError } from './update-ops.js';
