@@ -132,9 +132,12 @@ export class EngineCore {
 
   private registerFunction(worker: Worker, msg: RegisterFunction): void {
     if (msg.invocation != null) {
+      // the same id re-registered as HTTP-invoked: the worker no longer executes it itself
+      if (worker.functions.has(msg.id)) this.unregisterFunction(worker, { type: 'unregisterfunction', id: msg.id });
       this.httpFunctions.register(worker, msg);
       return;
     }
+    this.httpFunctions.unregister(worker, msg.id);
     this.functions.register(msg.id, worker, {
       description: msg.description,
       request_format: msg.request_format,
