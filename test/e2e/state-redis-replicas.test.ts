@@ -55,6 +55,21 @@ describe.skipIf(!redisUp)('svc-state replicas on Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(events).toHaveLength(40);
     expect(new Set(events.map((e) => e.key)).size).toBe(40);
+    // Both replicas hold the binding and both served (and fired for) some of the writes.
+    const byPid = new Map<number, { bindings: number; delivered: number }>();
+    await waitFor(
+      async () => {
+        const stats = await call<{ pid: number; bindings: number; delivered: number }>('state::trigger_stats', {});
+        byPid.set(stats.pid, stats);
+        return byPid.size === 2;
+      },
+      5000,
+      'stats from both replicas',
+    );
+    for (const stats of byPid.values()) {
+      expect(stats.bindings).toBeGreaterThanOrEqual(1);
+      expect(stats.delivered).toBeGreaterThan(0);
+    }
   });
 
   it('makes writes through either replica visible through the other', async () => {

@@ -46,6 +46,8 @@ export class StateTriggers {
   stats() {
     const { pending, delivered, failed, backpressureWaits } = this.dispatcher.snapshot();
     return {
+      /** Which replica answered (several svc-state processes may serve one engine). */
+      pid: process.pid,
       bindings: this.bindings.size,
       pending,
       delivered,
