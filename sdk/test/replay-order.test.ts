@@ -206,3 +206,42 @@ describe('trigger-type provider bookkeeping', () => {
     await client.shutdown();
   });
 });
+
+describe('executor replies', () => {
+  const I1 = '44444444-4444-4444-8444-444444444444';
+  const I2 = '55555555-5555-4555-8555-555555555555';
+
+  it('answers function_not_found and function_not_invokable, and never answers an invoke without an id', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { logger });
+    const ran: unknown[] = [];
+    client.registerFunction('ext::fn', { url: 'http://127.0.0.1:9/fn' });
+    client.registerFunction('local::fn', (p: unknown) => void ran.push(p));
+    t.open(W1, 'tok');
+    expect(t.take()[0]).toMatchObject({
+      type: 'registerfunction',
+      id: 'ext::fn',
+      invocation: { url: 'http://127.0.0.1:9/fn' },
+    });
+    t.events.onMessage({ type: 'invokefunction', invocation_id: I1, function_id: 'nope::fn', data: {} });
+    t.events.onMessage({ type: 'invokefunction', invocation_id: I2, function_id: 'ext::fn', data: {} });
+    t.events.onMessage({ type: 'invokefunction', function_id: 'local::fn', data: { v: 1 } });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(t.take()).toEqual([
+      {
+        type: 'invocationresult',
+        invocation_id: I1,
+        function_id: 'nope::fn',
+        error: { code: 'function_not_found', message: 'Function not found' },
+      },
+      {
+        type: 'invocationresult',
+        invocation_id: I2,
+        function_id: 'ext::fn',
+        error: { code: 'function_not_invokable', message: 'Function is HTTP-invoked and cannot be invoked locally' },
+      },
+    ]);
+    expect(ran).toEqual([{ v: 1 }]);
+    await client.shutdown();
+  });
+});
