@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
+import { redactText } from '@svc/config';
 import { relayOutput } from './output-relay.js';
 import { CrashTracker, DEFAULT_RESTART_POLICY, type RestartPolicy } from './restart-policy.js';
 
@@ -110,7 +111,8 @@ export class SupervisedProcess {
       });
     });
     this.setState('running', { pid: child.pid });
-    this.logger.info({ pid: child.pid, command, args }, `started ${this.spec.name}`);
+    // Arguments may carry credentials (a URL with a password): they are redacted in the log.
+    this.logger.info({ pid: child.pid, command, args: args.map(redactText) }, `started ${this.spec.name}`);
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
