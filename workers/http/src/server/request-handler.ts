@@ -33,9 +33,9 @@ export interface RequestHandlerOptions {
 export function createRequestHandler(opts: RequestHandlerOptions) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     handle(opts, req, res).catch((err: unknown) => {
-      const reply = errorResponse(500, HttpErrorCode.InternalError, 'internal error while handling the request');
-      opts.logger.error({ err, error_id: reply.envelope.error.error_id }, 'svc-http request failed');
-      send(req, res, reply);
+      const failure = errorResponse(500, HttpErrorCode.InternalError, 'internal error while handling the request');
+      opts.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http request failed');
+      send(req, res, failure);
     });
   };
 }
@@ -65,19 +65,25 @@ async function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: Se
     const msg = `too many requests in flight (concurrency_request_limit ${opts.limiter.limit}); retry shortly`;
     return send(req, res, errorResponse(503, HttpErrorCode.Overloaded, msg, { 'retry-after': '1' }), cors);
   }
-  await admitted(opts, req, res, slot, found.match, method, search, cors);
+  await admitted(opts, { req, res, cors, method, search }, slot, found.match);
 }
 
-async function admitted(
-  opts: RequestHandlerOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  slot: Slot,
-  match: RouteMatch,
-  method: string,
-  search: string,
-  cors: Record<string, string>,
-): Promise<void> {
+/** One request and what every answer to it needs. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** CORS headers added to every response. */
+  cors: Record<string, string>;
+  method: string;
+  search: string;
+}
+
+function reply(ex: Exchange, response: PlainResponse, closeConnection = false): void {
+  send(ex.req, ex.res, response, ex.cors, closeConnection);
+}
+
+async function admitted(opts: RequestHandlerOptions, ex: Exchange, slot: Slot, match: RouteMatch): Promise<void> {
+  const { req, res } = ex;
   // 'finish' = the response was handed to the socket; 'close' = the client went away first.
   const unwanted = new AbortController();
   res.once('finish', slot.release);
@@ -90,46 +96,42 @@ async function admitted(
   const timer = setTimeout(() => {
     if (phase === 'body') {
       const msg = `request body was not received within ${opts.defaultTimeoutMs} ms`;
-      send(req, res, errorResponse(408, HttpErrorCode.RequestTimeout, msg), cors, true);
+      reply(ex, errorResponse(408, HttpErrorCode.RequestTimeout, msg), true);
       req.destroy();
     } else {
       const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
-      send(req, res, errorResponse(504, HttpErrorCode.GatewayTimeout, msg), cors);
+      reply(ex, errorResponse(504, HttpErrorCode.GatewayTimeout, msg));
     }
     slot.release();
     unwanted.abort();
   }, opts.defaultTimeoutMs);
   try {
-    const body = await receiveBody(opts, req, res, cors);
+    const body = await receiveBody(opts, ex);
     if (body === undefined) return;
     phase = 'invoke';
     const payload = buildPayload({
-      method,
+      method: ex.method,
       apiPath: match.target.apiPath,
-      search,
+      search: ex.search,
       params: match.params,
       headers: req.headers,
       body: body.value,
     });
     const outcome = await dispatch(opts.invoker, match.target, payload, deadline, unwanted.signal);
     if (res.headersSent || res.destroyed) return;
-    send(req, res, toResponse(opts, match, method, outcome), cors);
+    reply(ex, toResponse(opts, match, ex.method, outcome));
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** Reads and parses the body; answers 413/400 itself and returns undefined when the request is over. */
-async function receiveBody(
-  opts: RequestHandlerOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  cors: Record<string, string>,
-): Promise<{ value: unknown } | undefined> {
+async function receiveBody(opts: RequestHandlerOptions, ex: Exchange): Promise<{ value: unknown } | undefined> {
+  const { req, res } = ex;
   const tooLarge = (): void => {
     const err = new BodyTooLargeError(opts.maxBodyBytes);
     // The rest of the body is not read: close the connection once the 413 is out.
-    send(req, res, errorResponse(413, HttpErrorCode.PayloadTooLarge, err.message), cors, true);
+    reply(ex, errorResponse(413, HttpErrorCode.PayloadTooLarge, err.message), true);
     res.once('finish', () => req.destroy());
   };
   if (declaredTooLarge(req, opts.maxBodyBytes)) {
@@ -148,7 +150,7 @@ async function receiveBody(
     return { value: parseBody(raw, req.headers['content-type']) };
   } catch (err) {
     if (!(err instanceof InvalidJsonError)) throw err;
-    send(req, res, errorResponse(400, HttpErrorCode.InvalidJson, err.message), cors);
+    reply(ex, errorResponse(400, HttpErrorCode.InvalidJson, err.message));
     return undefined;
   }
 }
@@ -165,12 +167,12 @@ function toResponse(
       try {
         return serializeResult(outcome.value);
       } catch (err) {
-        const reply = errorResponse(500, HttpErrorCode.InvalidResponse, (err as Error).message);
+        const failure = errorResponse(500, HttpErrorCode.InvalidResponse, (err as Error).message);
         opts.logger.warn(
-          { route, error_id: reply.envelope.error.error_id },
+          { route, error_id: failure.envelope.error.error_id },
           `invalid handler response: ${(err as Error).message}`,
         );
-        return reply;
+        return failure;
       }
     case 'skipped':
       return errorResponse(422, HttpErrorCode.ConditionNotMet, 'Request condition not met', {}, { skipped: true });
@@ -183,13 +185,13 @@ function toResponse(
       return errorResponse(504, HttpErrorCode.GatewayTimeout, msg);
     }
     case 'error': {
-      const reply = errorResponse(500, outcome.code, outcome.message);
+      const failure = errorResponse(500, outcome.code, outcome.message);
       const fn = outcome.functionId;
       opts.logger.warn(
-        { route, function_id: fn, code: outcome.code, error_id: reply.envelope.error.error_id, stack: outcome.stack },
+        { route, function_id: fn, code: outcome.code, error_id: failure.envelope.error.error_id, stack: outcome.stack },
         `${outcome.during} failed: ${outcome.message}`,
       );
-      return reply;
+      return failure;
     }
   }
 }
