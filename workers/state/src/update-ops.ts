@@ -10,6 +10,15 @@
  * A failing op is skipped and reported as `{op_index, code, message}`; the other ops still apply.
  */
 import type { JsonValue, Mutation } from './adapters/types.js';
+import { cloneJson, isObject, mergeValueProblem, pathProblem } from './update-op-checks.js';
+
+export {
+  MAX_MERGE_VALUE_DEPTH,
+  MAX_MERGE_VALUE_KEYS,
+  MAX_PATH_DEPTH,
+  MAX_SEGMENT_BYTES,
+  PROTOTYPE_KEYS,
+} from './update-op-checks.js';
 
 export type UpdateOp =
   | { type: 'set'; path: string; value: JsonValue }
@@ -24,12 +33,6 @@ export interface UpdateOpError {
   code: string;
   message: string;
 }
-
-export const MAX_PATH_DEPTH = 32;
-export const MAX_SEGMENT_BYTES = 256;
-export const MAX_MERGE_VALUE_DEPTH = 16;
-export const MAX_MERGE_VALUE_KEYS = 1024;
-export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -93,29 +96,6 @@ function validatePath(state: OpState, opName: string, segments: readonly string[
   if (reason === undefined) return true;
   state.fail(index, `${opName}.path.${reason.code}`, reason.message);
   return false;
-}
-
-function pathProblem(segments: readonly string[]): { code: string; message: string } | undefined {
-  if (segments.length > MAX_PATH_DEPTH) {
-    return { code: 'too_deep', message: `path has ${segments.length} segments; at most ${MAX_PATH_DEPTH} are allowed` };
-  }
-  for (const segment of segments) {
-    if (segment === '') return { code: 'empty_segment', message: 'path contains an empty segment' };
-    const bytes = Buffer.byteLength(segment);
-    if (bytes > MAX_SEGMENT_BYTES) {
-      return {
-        code: 'segment_too_long',
-        message: `path segment of ${bytes} bytes exceeds ${MAX_SEGMENT_BYTES}; use a shorter field name`,
-      };
-    }
-    if (PROTOTYPE_KEYS.has(segment)) {
-      return {
-        code: 'proto_polluted',
-        message: `path segment '${segment}' is not allowed (prototype pollution); rename the field`,
-      };
-    }
-  }
-  return undefined;
 }
 
 function applySet(state: OpState, path: string, value: JsonValue, index: number): void {
@@ -230,49 +210,8 @@ function walkOrCreate(state: OpState, segments: readonly string[]): JsonObject {
   return node;
 }
 
-function mergeValueProblem(value: JsonValue): { code: string; message: string } | undefined {
-  if (!isObject(value)) return { code: 'merge.value.not_an_object', message: 'a merge value must be a JSON object' };
-  const keys = Object.keys(value);
-  if (keys.length > MAX_MERGE_VALUE_KEYS) {
-    return {
-      code: 'merge.value.too_many_keys',
-      message: `merge value has ${keys.length} top-level keys; at most ${MAX_MERGE_VALUE_KEYS} are allowed`,
-    };
-  }
-  const polluted = keys.find((key) => PROTOTYPE_KEYS.has(key));
-  if (polluted !== undefined) {
-    return {
-      code: 'merge.value.proto_polluted',
-      message: `merge value key '${polluted}' is not allowed (prototype pollution)`,
-    };
-  }
-  const depth = jsonDepth(value);
-  if (depth > MAX_MERGE_VALUE_DEPTH) {
-    return {
-      code: 'merge.value.too_deep',
-      message: `merge value is nested ${depth} deep; at most ${MAX_MERGE_VALUE_DEPTH} levels are allowed`,
-    };
-  }
-  return undefined;
-}
-
 function assignAll(target: JsonObject, source: JsonObject): void {
   for (const [key, entry] of Object.entries(source)) target[key] = cloneJson(entry);
-}
-
-export function jsonDepth(value: JsonValue): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
-  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
-  return 0;
-}
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A deep copy that keeps a `__proto__` key as plain data (JSON.parse defines own properties). */
-export function cloneJson<T extends JsonValue>(value: T): T {
-  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
 function typeName(value: JsonValue): string {

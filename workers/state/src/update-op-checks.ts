@@ -1,0 +1,82 @@
+/**
+ * The limits of `state::update` ops (PROTOCOL.md §4.1) and the checks of paths and merge values against them, plus
+ * the small JSON helpers the ops share.
+ */
+import type { JsonValue } from './adapters/types.js';
+
+type JsonObject = { [key: string]: JsonValue };
+
+export interface Problem {
+  code: string;
+  message: string;
+}
+
+export const MAX_PATH_DEPTH = 32;
+export const MAX_SEGMENT_BYTES = 256;
+export const MAX_MERGE_VALUE_DEPTH = 16;
+export const MAX_MERGE_VALUE_KEYS = 1024;
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function pathProblem(segments: readonly string[]): Problem | undefined {
+  if (segments.length > MAX_PATH_DEPTH) {
+    return { code: 'too_deep', message: `path has ${segments.length} segments; at most ${MAX_PATH_DEPTH} are allowed` };
+  }
+  for (const segment of segments) {
+    if (segment === '') return { code: 'empty_segment', message: 'path contains an empty segment' };
+    const bytes = Buffer.byteLength(segment);
+    if (bytes > MAX_SEGMENT_BYTES) {
+      return {
+        code: 'segment_too_long',
+        message: `path segment of ${bytes} bytes exceeds ${MAX_SEGMENT_BYTES}; use a shorter field name`,
+      };
+    }
+    if (PROTOTYPE_KEYS.has(segment)) {
+      return {
+        code: 'proto_polluted',
+        message: `path segment '${segment}' is not allowed (prototype pollution); rename the field`,
+      };
+    }
+  }
+  return undefined;
+}
+
+export function mergeValueProblem(value: JsonValue): Problem | undefined {
+  if (!isObject(value)) return { code: 'merge.value.not_an_object', message: 'a merge value must be a JSON object' };
+  const keys = Object.keys(value);
+  if (keys.length > MAX_MERGE_VALUE_KEYS) {
+    return {
+      code: 'merge.value.too_many_keys',
+      message: `merge value has ${keys.length} top-level keys; at most ${MAX_MERGE_VALUE_KEYS} are allowed`,
+    };
+  }
+  const polluted = keys.find((key) => PROTOTYPE_KEYS.has(key));
+  if (polluted !== undefined) {
+    return {
+      code: 'merge.value.proto_polluted',
+      message: `merge value key '${polluted}' is not allowed (prototype pollution)`,
+    };
+  }
+  const depth = jsonDepth(value);
+  if (depth > MAX_MERGE_VALUE_DEPTH) {
+    return {
+      code: 'merge.value.too_deep',
+      message: `merge value is nested ${depth} deep; at most ${MAX_MERGE_VALUE_DEPTH} levels are allowed`,
+    };
+  }
+  return undefined;
+}
+
+export function jsonDepth(value: JsonValue): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
+  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
+  return 0;
+}
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A deep copy that keeps a `__proto__` key as plain data (JSON.parse defines own properties). */
+export function cloneJson<T extends JsonValue>(value: T): T {
+  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
+}
