@@ -53,6 +53,14 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     expect(await store.get('s', 'k')).toEqual({ list: [1] });
   });
 
+  it.skipIf(skip)('treats prototype names as plain scopes and keys', async () => {
+    await store.set('__proto__', 'constructor', { polluted: true });
+    expect(await store.get('__proto__', 'constructor')).toEqual({ polluted: true });
+    expect(await store.get('other', 'constructor')).toBeUndefined();
+    expect(await store.listGroups()).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it.skipIf(skip)('list is ordered by key; list_groups is sorted and drops empty scopes', async () => {
     await store.set('b', 'z', 3);
     await store.set('b', 'a', 1);
