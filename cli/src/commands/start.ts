@@ -45,8 +45,12 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
     const { runSvc } = await import('@svc/engine/run');
     running = await runSvc(config, { logger });
   } catch (err) {
-    logger.fatal({ err }, `svc failed to start: ${(err as Error).message}`);
-    process.stderr.write(`svc: failed to start: ${(err as Error).message}\n`);
+    const hint =
+      (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `; port ${config.port} is taken by another process: stop it, or set another port: in ${source.path}`
+        : '';
+    logger.fatal({ err }, `svc failed to start: ${(err as Error).message}${hint}`);
+    process.stderr.write(`svc: failed to start: ${(err as Error).message}${hint}\n`);
     return EXIT.error;
   } finally {
     process.off('SIGTERM', onEarlySignal);
