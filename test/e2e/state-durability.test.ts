@@ -67,7 +67,7 @@ it('keeps every acknowledged write across kill -9', async () => {
       seq: acked.get(key),
     });
   }
-  await second.stop();
+  expect(await second.stop()).toBe(0); // SIGTERM: a clean exit, the WAL checkpointed
   const db = new Database(join(dir, 'state.db'), { readonly: true });
   try {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
