@@ -38,6 +38,12 @@ beforeAll(async () => {
   worker.registerTrigger({ type: 'stream:join', function_id: 'test::deny_all', config: { stream_name: 'locked' } });
   worker.registerTrigger({ type: 'stream:leave', function_id: 'test::on_leave', config: {} });
   worker.registerTrigger({ type: 'stream', function_id: 'test::on_change', config: { stream_name: 'todo' } });
+  worker.registerFunction('test::only_a', async (frame: Frame) => frame.id === 'a');
+  worker.registerTrigger({
+    type: 'stream',
+    function_id: 'test::on_change',
+    config: { stream_name: 'cond', group_id: 'g', condition_function_id: 'test::only_a' },
+  });
   worker.registerTrigger({ type: 'stream:join', function_id: 'test::on_join', config: {} });
   await waitFor(async () => {
     const probe = await rawClient(stream.url);
@@ -152,7 +158,7 @@ describe('svc-stream with the real stream client', () => {
     await expect(call('stream::set', { stream_name: 'shapes', group_id: 'g1' })).rejects.toThrow(/item_id/);
   });
 
-  it('fires stream triggers with the wrapper frame, and join/leave handlers with the subscription', async () => {
+  it('fires stream triggers with the wrapper frame (filtered by group and condition), and join/leave handlers', async () => {
     changes.length = 0;
     await call('stream::set', { stream_name: 'todo', group_id: 'trig', item_id: 't', data: { id: 't' } });
     await call('stream::set', { stream_name: 'other', group_id: 'trig', item_id: 't', data: { id: 't' } });
@@ -166,6 +172,18 @@ describe('svc-stream with the real stream client', () => {
       id: 't',
       event: { type: 'create', data: { id: 't' } },
     });
+
+    changes.length = 0;
+    for (const [group, id] of [
+      ['g', 'a'],
+      ['g', 'b'],
+      ['other', 'a'],
+    ]) {
+      await call('stream::set', { stream_name: 'cond', group_id: group, item_id: id, data: { id } });
+    }
+    await waitFor(() => changes.length >= 1, 5000, 'conditional stream trigger');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(changes.map((c) => `${c.groupId}/${c.id}`)).toEqual(['g/a']);
 
     const raw = await rawClient(stream.url);
     raw.join('sub-1', 'todo', 'trig');
