@@ -56,6 +56,7 @@ export class Client implements SvcClient {
   private resolveReady!: () => void;
   private rejectReady!: (err: Error) => void;
   private closing: Promise<void> | undefined;
+  private stopping = false;
   /** The transport closed for good without shutdown() (retries exhausted, or the engine closed us). */
   private terminated = false;
 
@@ -180,7 +181,7 @@ export class Client implements SvcClient {
   }
 
   trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T> {
-    if (this.closing !== undefined) return Promise.reject(shutdownError(request.function_id));
+    if (this.stopping) return Promise.reject(shutdownError(request.function_id));
     if (this.terminated) return Promise.reject(connectionClosedError());
     return this.calls.call<T>(request);
   }
@@ -190,7 +191,10 @@ export class Client implements SvcClient {
   }
 
   shutdown(): Promise<void> {
-    this.closing ??= this.close();
+    if (this.closing === undefined) {
+      this.stopping = true; // set before close() runs: the transport reports its close synchronously
+      this.closing = this.close();
+    }
     return this.closing;
   }
 
@@ -203,7 +207,7 @@ export class Client implements SvcClient {
 
   /** Registration frames are never queued: the store replays them on the next open. */
   private sendRegistration(frame: WorkerToEngine): void {
-    if (this.closing === undefined) this.transport.send(frame);
+    if (!this.stopping) this.transport.send(frame);
   }
 
   private onOpen(): void {
@@ -262,7 +266,7 @@ export class Client implements SvcClient {
   }
 
   private onClose(info: { code: number; reason: string; willReconnect: boolean }): void {
-    if (this.closing === undefined) {
+    if (!this.stopping) {
       const fields = { code: info.code, reason: info.reason };
       if (info.willReconnect) this.logger.warn(fields, 'engine connection lost; reconnecting');
       else this.logger.info(fields, 'engine connection closed');
@@ -277,7 +281,8 @@ export class Client implements SvcClient {
       this.rejectReady(connectionClosedError());
     }
     this.runner.abortAll('connection_lost');
-    void this.providers.deactivateAll();
+    // On shutdown the provider's own close() tears its bindings down; calling it back here would race that.
+    if (!this.stopping) void this.providers.deactivateAll();
     this.notifyConnectionState({ connected: false, willReconnect: info.willReconnect });
   }
 

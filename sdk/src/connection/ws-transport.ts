@@ -36,6 +36,8 @@ const CLOSE_GRACE_MS = 1000;
 const HEARTBEAT_TICK_MS = 500;
 /** The shortest idle deadline learned from the engine's pings. */
 const MIN_LEARNED_IDLE_MS = 2000;
+/** How often a worker that cannot reach the engine says so at warn level. */
+const UNREACHABLE_WARN_EVERY_MS = 30000;
 
 export class WsTransport implements ClientTransport {
   private readonly reconnection: ReconnectionConfig;
@@ -50,6 +52,8 @@ export class WsTransport implements ClientTransport {
   private lastInbound = 0;
   private lastPing = 0;
   private lastEnginePing = 0;
+  private lastError: string | undefined;
+  private lastUnreachableWarn = 0;
   private effectiveIdleMs: number;
   private closing: Promise<void> | undefined;
   private open = false;
@@ -102,7 +106,10 @@ export class WsTransport implements ClientTransport {
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('ping', () => this.onEnginePing());
     ws.on('pong', () => (this.lastInbound = Date.now()));
-    ws.on('error', (err) => this.options.logger?.debug({ err: err.message, url: this.url }, 'engine connection error'));
+    ws.on('error', (err) => {
+      this.lastError = err.message;
+      this.options.logger?.debug({ err: err.message, url: this.url }, 'engine connection error');
+    });
     ws.on('close', (code, reason) => this.onSocketClose(ws, code, reason.toString()));
   }
 
@@ -164,7 +171,17 @@ export class WsTransport implements ClientTransport {
   private scheduleReconnect(): void {
     const delay = backoffDelay(this.reconnection, this.attempt);
     this.attempt++;
-    this.options.logger?.debug({ delay, attempt: this.attempt, url: this.url }, 'reconnecting to the engine');
+    const now = Date.now();
+    // Someone who started a worker with the wrong SVC_URL must see why nothing happens, without a log flood.
+    if (this.attempt > 1 && now - this.lastUnreachableWarn >= UNREACHABLE_WARN_EVERY_MS) {
+      this.lastUnreachableWarn = now;
+      this.options.logger?.warn(
+        { url: this.url, err: this.lastError, attempt: this.attempt - 1, retryInMs: delay },
+        'cannot reach the engine; retrying',
+      );
+    } else {
+      this.options.logger?.debug({ delay, attempt: this.attempt, url: this.url }, 'reconnecting to the engine');
+    }
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
