@@ -204,7 +204,7 @@ describe('stream client socket: limits (RELIABILITY.md E)', () => {
     await until(() => server.stats.subscriptions === 1);
     const started = Date.now();
     await dead.closed;
-    expect(Date.now() - started).toBeLessThan(3000); // a deadline (ping 200 ms, 2 missed), not a speed figure;
+    expect(Date.now() - started).toBeLessThan(3000); // a deadline (ping 200 ms, 2 missed), not a speed figure
     await until(() => server.stats.subscriptions === 0, 500);
     expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
   });
@@ -227,7 +227,7 @@ describe('stream client socket: limits (RELIABILITY.md E)', () => {
     const legit = await Promise.all(Array.from({ length: 10 }, () => status(url)));
     expect(legit).toEqual(Array(10).fill(101));
     const closedAfter = await Promise.all(trickling);
-    expect(Math.max(...closedAfter)).toBeLessThan(5000); // the 500 ms bound, checked every 500 ms (Node default: 60 s);
+    expect(Math.max(...closedAfter)).toBeLessThan(5000); // the 500 ms bound, checked every 500 ms (Node default: 60 s)
   });
 
   it('rejects an upgrade with 2,000 headers without crashing', async () => {
