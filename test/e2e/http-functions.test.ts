@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
 import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+import { startSvcHttp, waitForRoute } from './http-fixtures/support.js';
 
 const MODULE = 'modules::http_functions::HttpFunctionsModule';
 const SECRET = 'hmac-s3cret';
@@ -34,6 +36,11 @@ async function upstream(): Promise<{ server: Server; port: number; seen: Seen[];
       if (req.url === '/fail') return void res.writeHead(503).end('upstream down');
       if (req.url === '/empty') return void res.writeHead(204).end();
       if (req.url === '/text') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('not json');
+      if (req.url === '/api') {
+        // An upstream answering in the shape of an HTTP trigger's response.
+        const answer = { status_code: 202, headers: { 'x-upstream': 'yes' }, body: { echoed: JSON.parse(body) } };
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      }
       res
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ echoed: JSON.parse(body || 'null') }));
@@ -44,11 +51,12 @@ async function upstream(): Promise<{ server: Server; port: number; seen: Seen[];
   return { server, port: (server.address() as AddressInfo).port, seen, connections: () => connections };
 }
 
-function registerFunctions(engine: EngineProcess, sdk: 'svc' | 'iii', functions: unknown[]): Child {
+function registerFunctions(engine: EngineProcess, sdk: 'svc' | 'iii', functions: unknown[], triggers: unknown[] = []) {
   return spawnWorker('test/e2e/http-fixtures/http-functions-worker.mjs', {
     SVC_URL: engine.url,
     SDK: sdk,
     FUNCTIONS: JSON.stringify(functions),
+    TRIGGERS: JSON.stringify(triggers),
     OTEL_ENABLED: 'false',
   });
 }
@@ -146,6 +154,52 @@ describe('HTTP functions with a permissive local policy', () => {
       const logs = worker.logs() + engine.logs();
       expect(logs).toMatch(/HF_UNSET' is not set on the engine host/);
     });
+  });
+});
+
+describe('an HTTP route bound to an HTTP-invoked function', () => {
+  it('svc-http → engine → the module → the upstream, and the upstream JSON back as the response', async () => {
+    const up = await upstream();
+    const engine = await startEngine({
+      modules: [
+        {
+          class: MODULE,
+          config: {
+            security: { url_allowlist: ['http://127.0.0.1:*'], block_private_ips: false, require_https: false },
+          },
+        },
+      ],
+    });
+    const http = await startSvcHttp(engine.url);
+    const worker = registerFunctions(
+      engine,
+      'svc',
+      [{ id: 'proxy::ok', invocation: { url: `http://127.0.0.1:${up.port}/api` } }],
+      [{ type: 'http', function_id: 'proxy::ok', config: { api_path: '/proxy/:id', http_method: 'POST' } }],
+    );
+    try {
+      await worker.waitForOutput('ready');
+      await waitForRoute(http.base, '/proxy/1', 405);
+      const res = await request(`${http.base}/proxy/9?q=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      expect(res.statusCode).toBe(202);
+      expect(res.headers['x-upstream']).toBe('yes');
+      const body = (await res.body.json()) as { echoed: Record<string, unknown> };
+      expect(body.echoed).toMatchObject({
+        path: '/proxy/:id',
+        path_params: { id: '9' },
+        query_params: { q: '1' },
+        body: { a: 1 },
+      });
+    } finally {
+      await worker.stop();
+      await http.stop();
+      await engine.stop();
+      await close(up.server);
+    }
   });
 });
 
