@@ -4,7 +4,7 @@
  * driven by autocannon at 100 connections, beside a plain node http server answering the same JSON in one process
  * (the floor), measured in the same run. Targets: ≥ 0.4× the floor's requests/s, p99 ≤ 3× the floor's.
  *
- *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=10 by default)
+ *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
+const ROUNDS = 2;
 const CONNECTIONS = 100;
 
 function freePort() {
@@ -80,6 +81,11 @@ function load(url) {
   });
 }
 
+function average(runs) {
+  const mean = (key) => runs.reduce((sum, r) => sum + r[key], 0) / runs.length;
+  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), errors: runs.reduce((n, r) => n + r.errors, 0) };
+}
+
 function summary(result) {
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
@@ -116,10 +122,18 @@ export async function run({ log = console.log } = {}) {
     const svcTarget = `http://127.0.0.1:${httpPort}/bench/hello`;
     await waitForStatus(svcTarget, 200);
 
-    log(`http bench: ${CONNECTIONS} connections, ${SECONDS} s each (floor first, then svc-http)`);
-    const f = summary(await load(`http://127.0.0.1:${floorPort}/`));
+    // Two alternating rounds (floor, svc, floor, svc), averaged: a machine whose load changes during the run
+    // then weighs on both sides alike.
+    log(`http bench: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per side`);
+    const floorRuns = [];
+    const svcRuns = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      floorRuns.push(summary(await load(`http://127.0.0.1:${floorPort}/`)));
+      svcRuns.push(summary(await load(svcTarget)));
+    }
+    const f = average(floorRuns);
+    const s = average(svcRuns);
     log(`  floor (node http): ${f.rps.toFixed(0)} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, errors ${f.errors}`);
-    const s = summary(await load(svcTarget));
     log(
       `  svc-http → engine → worker: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors ${s.errors}`,
     );
