@@ -151,13 +151,14 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
   );
 
   it.skipIf(skip)(
-    'model-based: concurrent writes in random start orders are serializable',
+    'model-based: concurrent reads and writes in random start orders are serializable',
     async () => {
       let run = 0;
       const writeArb = fc.oneof(
         fc.tuple(fc.constant('set' as const), keyArb, valueArb),
         fc.tuple(fc.constant('delete' as const), keyArb, fc.constant(null)),
         fc.tuple(fc.constant('update' as const), keyArb, fc.array(opArb, { minLength: 1, maxLength: 3 })),
+        fc.tuple(fc.constant('get' as const), keyArb, fc.constant(null)),
       );
       await fc.assert(
         fc.asyncProperty(fc.scheduler(), fc.array(writeArb, { minLength: 1, maxLength: 12 }), async (s, writes) => {
@@ -167,6 +168,7 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
             s.schedule(Promise.resolve(), `${op} ${key}`).then(async () => {
               if (op === 'set') return { written: true, ...(await store.set(scope, key, arg as never)) };
               if (op === 'delete') return { written: (await store.delete(scope, key)) !== undefined };
+              if (op === 'get') return { written: false, read: { key, value: await store.get(scope, key) } };
               return store.update(scope, key, opsMutation(arg as never));
             }),
           );
@@ -183,6 +185,15 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
             replay.write(scope, change.key, change.event_type === 'state:deleted' ? undefined : change.new_value);
           }
           expect(await store.list(scope)).toEqual(replay.list(scope));
+          // A read returns a state its key really had: missing, or a value some committed change left.
+          for (const outcome of outcomes) {
+            if (!('read' in outcome) || outcome.read === undefined) continue;
+            const { key, value } = outcome.read;
+            const states = feed
+              .filter((c) => c.key === key && c.event_type !== 'state:deleted')
+              .map((c) => c.new_value);
+            if (value !== undefined) expect(states).toContainEqual(value);
+          }
         }),
         { seed: SEED, numRuns: RUNS },
       );
