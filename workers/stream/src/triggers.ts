@@ -5,6 +5,9 @@ import type { JoinLeaveEvent } from './server/client-server.js';
 
 export const TRIGGER_TYPES = { change: 'stream', join: 'stream:join', leave: 'stream:leave' } as const;
 
+/** `stream` trigger invocations running at once in this process. */
+const MAX_IN_FLIGHT_CHANGES = 1024;
+
 interface ChangeFilter {
   stream_name: string;
   group_id?: string;
@@ -57,6 +60,9 @@ export class StreamTriggers {
   private readonly changes = new Map<string, { binding: TriggerBinding; filter: ChangeFilter }>();
   private readonly joins = new Map<string, TriggerBinding>();
   private readonly leaves = new Map<string, TriggerBinding>();
+  private inFlight = 0;
+  private dropped = 0;
+  private lastDropLog = 0;
 
   constructor(
     private readonly client: SvcClient,
@@ -89,10 +95,27 @@ export class StreamTriggers {
   fireChange(message: StreamWrapperMessage): void {
     for (const { binding, filter } of this.changes.values()) {
       if (!matches(filter, message)) continue;
-      this.client.fireTrigger(binding, message).catch((err: unknown) => {
-        this.logger.warn({ err, trigger_id: binding.id, function_id: binding.function_id }, 'stream trigger failed');
-      });
+      if (this.inFlight >= MAX_IN_FLIGHT_CHANGES) {
+        this.countDropped();
+        continue;
+      }
+      this.inFlight++;
+      this.client
+        .fireTrigger(binding, message)
+        .catch((err: unknown) => {
+          this.logger.warn({ err, trigger_id: binding.id, function_id: binding.function_id }, 'stream trigger failed');
+        })
+        .finally(() => this.inFlight--);
     }
+  }
+
+  /** Slow `stream` handlers must not grow memory without bound: past the cap, firings are dropped and counted. */
+  private countDropped(): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.lastDropLog < 1000) return;
+    this.lastDropLog = now;
+    this.logger.warn({ dropped: this.dropped, in_flight: this.inFlight }, 'stream triggers dropped: handlers too slow');
   }
 
   async authorizeJoin(event: JoinLeaveEvent): Promise<boolean> {
