@@ -6,10 +6,9 @@
  * types, functions, triggers (same ids), the frames queued while disconnected (minus calls whose caller has
  * timed out), then the void `engine::workers::register` with this worker's metadata.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
-import type { EngineToWorker, RegisterFunction, RegisterTrigger, WorkerToEngine } from '../protocol.js';
+import type { EngineToWorker, WorkerToEngine } from '../protocol.js';
 import type {
   FireOptions,
   FireResult,
@@ -34,7 +33,7 @@ import { InvocationRunner } from './invocation-runner.js';
 import { OutboundQueue } from './outbound-queue.js';
 import { OutgoingCalls } from './outgoing-calls.js';
 import { PendingInvocations } from './pending-invocations.js';
-import { Registrations } from './registrations.js';
+import { localFunction, Registrations, triggerFrame } from './registrations.js';
 import { TriggerProviders } from './trigger-providers.js';
 
 export interface ClientSettings extends WorkerOptions {
@@ -102,13 +101,8 @@ export class Client implements SvcClient {
     handler: FunctionHandler<I, O> | HttpFunctionConfig,
     options: RegisterFunctionOptions = {},
   ): FunctionRef {
-    const frame: RegisterFunction = { type: 'registerfunction', id };
-    if (options.description !== undefined) frame.description = options.description;
-    if (options.request_format !== undefined) frame.request_format = options.request_format;
-    if (options.response_format !== undefined) frame.response_format = options.response_format;
-    if (options.metadata !== undefined) frame.metadata = options.metadata;
-    const local = { frame, handler: typeof handler === 'function' ? (handler as FunctionHandler) : undefined };
-    if (typeof handler !== 'function') frame.invocation = handler;
+    const local = localFunction(id, handler, options);
+    const frame = local.frame;
     this.registrations.addFunction(local);
     this.sendRegistration(frame);
     return {
@@ -122,14 +116,7 @@ export class Client implements SvcClient {
   }
 
   registerTrigger(trigger: TriggerRegistration): TriggerRef {
-    const frame: RegisterTrigger = {
-      type: 'registertrigger',
-      id: randomUUID(),
-      trigger_type: trigger.type,
-      function_id: trigger.function_id,
-      config: trigger.config,
-    };
-    if (trigger.metadata !== undefined) frame.metadata = trigger.metadata;
+    const frame = triggerFrame(trigger);
     this.registrations.addTrigger(frame);
     this.sendRegistration(frame);
     return {

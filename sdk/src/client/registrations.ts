@@ -3,8 +3,15 @@
  * protocol requires (PROTOCOL §1.5): trigger types, then functions, then triggers (with their original ids).
  * Registration frames are never queued while disconnected: the store is the source of truth.
  */
+import { randomUUID } from 'node:crypto';
 import type { RegisterFunction, RegisterTrigger, RegisterTriggerType, WorkerToEngine } from '../protocol.js';
-import type { FunctionHandler, TriggerTypeHandler } from '../types.js';
+import type {
+  FunctionHandler,
+  HttpFunctionConfig,
+  RegisterFunctionOptions,
+  TriggerRegistration,
+  TriggerTypeHandler,
+} from '../types.js';
 
 export interface LocalFunction {
   frame: RegisterFunction;
@@ -46,4 +53,33 @@ export class Registrations {
     for (const t of this.triggers.values()) frames.push(t);
     return frames;
   }
+}
+
+/** A function as stored and sent: a local handler, or an HTTP invocation config the engine calls. */
+export function localFunction(
+  id: string,
+  handler: FunctionHandler | HttpFunctionConfig,
+  options: RegisterFunctionOptions,
+): LocalFunction {
+  const frame: RegisterFunction = { type: 'registerfunction', id };
+  if (options.description !== undefined) frame.description = options.description;
+  if (options.request_format !== undefined) frame.request_format = options.request_format;
+  if (options.response_format !== undefined) frame.response_format = options.response_format;
+  if (options.metadata !== undefined) frame.metadata = options.metadata;
+  if (typeof handler === 'function') return { frame, handler };
+  frame.invocation = handler;
+  return { frame, handler: undefined };
+}
+
+/** A new trigger binding with its own id (kept for every replay). */
+export function triggerFrame(trigger: TriggerRegistration): RegisterTrigger {
+  const frame: RegisterTrigger = {
+    type: 'registertrigger',
+    id: randomUUID(),
+    trigger_type: trigger.type,
+    function_id: trigger.function_id,
+    config: trigger.config,
+  };
+  if (trigger.metadata !== undefined) frame.metadata = trigger.metadata;
+  return frame;
 }
