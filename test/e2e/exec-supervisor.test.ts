@@ -82,7 +82,8 @@ describe('modules::shell::ExecModule', () => {
     const took = Date.now() - t0;
     engine = undefined;
     expect(code).toBe(0);
-    expect(took).toBeLessThan(700 + 1000);
+    // RELIABILITY 38c: grace + 1 s; a little slack for a loaded CI machine.
+    expect(took).toBeLessThan(700 + 1500);
     expect(readEvents(polite).some((e) => e.event === 'sigterm')).toBe(true);
     expect(readEvents(stubborn).some((e) => e.event === 'sigterm')).toBe(true);
     // Both reaped by the engine before it exited: gone, not zombies.

@@ -8,6 +8,15 @@ import { clearInterval, setInterval } from 'node:timers';
 
 const [file, mode, ...rest] = process.argv.slice(2);
 const record = (event) => appendFileSync(file, `${JSON.stringify({ event, pid: process.pid, t: Date.now() })}\n`);
+// The handler is in place before the start is recorded: a test that signals right after seeing the start is
+// never racing the default action.
+const keepAlive = mode === 'crash' ? undefined : setInterval(() => undefined, 1000);
+process.on('SIGTERM', () => {
+  record('sigterm');
+  if (mode === 'ignore-term') return;
+  clearInterval(keepAlive);
+  process.exit(0);
+});
 appendFileSync(
   file,
   `${JSON.stringify({
@@ -24,10 +33,3 @@ appendFileSync(
 );
 console.log(`child ${process.pid} started in mode ${mode}`);
 if (mode === 'crash') process.exit(1);
-const keepAlive = setInterval(() => undefined, 1000);
-process.on('SIGTERM', () => {
-  record('sigterm');
-  if (mode === 'ignore-term') return;
-  clearInterval(keepAlive);
-  process.exit(0);
-});
