@@ -5,7 +5,8 @@
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import WebSocket from 'ws';
 
@@ -82,7 +83,18 @@ async function registerFiller(url, n) {
   const ws = new WebSocket(url);
   await new Promise((resolve) => ws.once('message', resolve));
   for (let i = 0; i < n; i++) ws.send(JSON.stringify({ type: 'registerfunction', id: `bench::filler${i}` }));
-  await new Promise((r) => setTimeout(r, 500));
+  // frames of one connection are handled in order: once this call is answered, every registration is in
+  const invocationId = randomUUID();
+  const answered = new Promise((resolve) => ws.on('message', (raw) => String(raw).includes(invocationId) && resolve()));
+  ws.send(
+    JSON.stringify({
+      type: 'invokefunction',
+      invocation_id: invocationId,
+      function_id: 'engine::functions::info',
+      data: { function_id: `bench::filler${n - 1}` },
+    }),
+  );
+  await answered;
   return ws;
 }
 
@@ -163,6 +175,49 @@ async function alternate(kinds, measureOne, rounds = ROUNDS) {
     for (const kind of kinds) results[kind] = best(results[kind], await measureOne(kind));
   }
   return results;
+}
+
+/**
+ * The core alone (no sockets, no other process): µs per invoke + result with `n` other functions registered.
+ * Best of 7 alternating runs, so the 10 vs 10,000 comparison is not drowned by the machine's noise.
+ */
+async function coreCostPerCall(counts) {
+  const { EngineCore } = await import(pathToFileURL(join(ROOT, 'engine/dist/core/index.js')).href);
+  const { default: pino } = await import('pino');
+  const conn = () => ({
+    features: new Set(),
+    sharesObjects: false,
+    kind: 'ws',
+    send: () => true,
+    sendRaw: () => true,
+    close() {},
+  });
+  const setups = new Map(
+    counts.map((n) => {
+      const core = new EngineCore({ logger: pino({ level: 'silent' }) });
+      const [exec, caller, filler] = [core.attach(conn()), core.attach(conn()), core.attach(conn())];
+      for (let i = 0; i < n; i++) core.receive(filler, { type: 'registerfunction', id: `bench::filler${i}` });
+      core.receive(exec, { type: 'registerfunction', id: 'bench::echo' });
+      return [n, { core, exec, caller }];
+    }),
+  );
+  const ids = Array.from({ length: 50_000 }, () => randomUUID());
+  const best = new Map(counts.map((n) => [n, Infinity]));
+  for (let round = 0; round < 7; round++) {
+    for (const [n, { core, exec, caller }] of setups) {
+      const t0 = process.hrtime.bigint();
+      for (const id of ids) {
+        core.receive(caller, { type: 'invokefunction', invocation_id: id, function_id: 'bench::echo', data: { a: 1 } });
+        core.receive(
+          exec,
+          { type: 'invocationresult', invocation_id: id, function_id: 'bench::echo', result: 1 },
+          '{}',
+        );
+      }
+      best.set(n, Math.min(best.get(n), Number(process.hrtime.bigint() - t0) / 1000 / ids.length));
+    }
+  }
+  return best;
 }
 
 const us = (v) => Math.round(v * 10) / 10;
@@ -253,6 +308,15 @@ export async function run({ log = console.log } = {}) {
       ratio: ratio(large.cpuPerCall[256], small.cpuPerCall[256]),
     });
   }
+
+  const core = await coreCostPerCall([10, 10_000]);
+  rows.push({
+    name: 'core alone µs/call, 10,000 vs 10 functions',
+    value: Math.round(core.get(10_000) * 100) / 100,
+    unit: 'µs/call',
+    floor: Math.round(core.get(10) * 100) / 100,
+    ratio: ratio(core.get(10_000), core.get(10)),
+  });
 
   log('invoke: our SDK on both ends, 100B (floor: raw protocol clients through the engine)');
   const { sdk, engine: raw } = await alternate(
