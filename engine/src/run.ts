@@ -53,7 +53,7 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
 export async function runSvc(config: DeepReadonly<SvcConfig>, options: RunOptions): Promise<RunningSvc> {
   const { logger } = options;
   const plans = await Promise.all(
-    config.modules.map((entry) => planModule(entry, { graceMs: config.shutdown_grace_ms })),
+    config.modules.map((entry) => planModule(entry, { graceMs: config.shutdown_grace_ms, logLevel: config.log_level })),
   );
   for (const plan of plans) {
     if (plan.kind === 'unavailable') logger.warn({ class: plan.class }, `skipping ${plan.class}: ${plan.reason}`);

@@ -20,6 +20,8 @@ import { findWorkerMain, workerMainCandidates } from './worker-path.js';
 export interface ModuleFactoryOptions {
   /** SIGTERM → SIGKILL grace for supervised processes (`shutdown_grace_ms`). */
   graceMs: number;
+  /** The config's `log_level`, handed to capability workers as `SVC_LOG_LEVEL`. */
+  logLevel?: string;
 }
 
 export type PlannedModule =
@@ -49,7 +51,14 @@ export async function planModule(
     }
     const module = createExecModule(
       { exec: [process.execPath, main] },
-      { name: workerName, env: { SVC_MODULE_CONFIG: JSON.stringify(entry.config) }, graceMs: options.graceMs },
+      {
+        name: workerName,
+        env: {
+          SVC_MODULE_CONFIG: JSON.stringify(entry.config),
+          ...(options.logLevel !== undefined ? { SVC_LOG_LEVEL: options.logLevel } : {}),
+        },
+        graceMs: options.graceMs,
+      },
     );
     return { kind: 'worker', class: entry.class, workerName, main, module };
   }
