@@ -72,7 +72,9 @@ describe('executor failures', () => {
     } finally {
       exec.proc.kill('SIGCONT');
     }
+    const resumedAt = Date.now();
     await waitFor(() => functionWorkers('stop::echo'), 8000, 'the resumed worker to re-register');
+    expect(Date.now() - resumedAt).toBeLessThan(3000);
     const result = (await caller.trigger({ function_id: 'stop::echo', payload: { back: true } })) as {
       echo: { back: boolean };
     };

@@ -90,8 +90,11 @@ describe('bad frames', () => {
     expect(await c.closed).toBe(1009);
     const atLimit = await openRaw(engine.url);
     const id = randomUUID();
-    const pad = 'y'.repeat(MAX_PAYLOAD - 200);
-    atLimit.send({ type: 'invokefunction', invocation_id: id, function_id: 'ok::fail', data: { pad } });
+    const frame = (pad: string): string =>
+      JSON.stringify({ type: 'invokefunction', invocation_id: id, function_id: 'ok::fail', data: { pad } });
+    const exact = frame('y'.repeat(MAX_PAYLOAD - frame('').length));
+    expect(Buffer.byteLength(exact)).toBe(MAX_PAYLOAD); // exactly the limit is accepted
+    atLimit.send(exact);
     await atLimit.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
     await atLimit.close();
   });
