@@ -10,8 +10,10 @@ import { waitFor } from '../../test/harness.js';
 
 const servers: WebSocketServer[] = [];
 
-function server(): Promise<{ wss: WebSocketServer; url: string; upgrades: IncomingMessage[]; sockets: WebSocket[] }> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+function server(
+  options: { autoPong?: boolean } = {},
+): Promise<{ wss: WebSocketServer; url: string; upgrades: IncomingMessage[]; sockets: WebSocket[] }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...options });
   servers.push(wss);
   const upgrades: IncomingMessage[] = [];
   const sockets: WebSocket[] = [];
@@ -87,6 +89,26 @@ describe('WsTransport', () => {
     await waitFor(() => r.log.closes.length === 1, 3000, 'the transport to give up');
     expect(r.log.closes[0]?.willReconnect).toBe(false);
     expect(r.log.opens).toBe(0);
+    await t.close();
+  });
+
+  it('pings on schedule, and terminates and reconnects when nothing arrives within the idle deadline', async () => {
+    const s = await server({ autoPong: false }); // a server that never answers: a half-open connection
+    const pings: number[] = [];
+    s.wss.on('connection', (ws) => ws.on('ping', () => pings.push(Date.now())));
+    const t = new WsTransport(s.url, {
+      pingIntervalMs: 60,
+      idleTimeoutMs: 300,
+      reconnection: { initialDelayMs: 20, maxDelayMs: 20 },
+    });
+    const r = recorder();
+    t.start(r.events);
+    await waitFor(() => r.log.opens === 1, 3000, 'first open');
+    const opened = Date.now();
+    await waitFor(() => r.log.closes.length === 1, 3000, 'the idle deadline');
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(250);
+    expect(pings.length).toBeGreaterThanOrEqual(2);
+    await waitFor(() => r.log.opens === 2, 3000, 'the reconnect');
     await t.close();
   });
 });
