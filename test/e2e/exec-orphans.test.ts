@@ -1,14 +1,16 @@
 /**
- * RELIABILITY.md 38b: after `kill -9` of the engine, the capability workers it spawned notice the closed socket
- * and exit on their own (SVC_SUPERVISED=1): none is left running.
+ * RELIABILITY.md 38b: after `kill -9` of the engine nothing it spawned is left running. Two mechanisms: on Linux
+ * the kernel SIGTERMs each child when the engine dies (setpriv --pdeathsig), and a capability worker also exits on
+ * its own once its engine connection is gone for good (SVC_SUPERVISED=1).
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, startEngine, waitFor, waitForFunction } from '../harness.js';
-import { processState } from './exec-helpers.js';
+import { CHILD, processState, readEvents, waitForStarts } from './exec-helpers.js';
 
+const linuxWithSetpriv = process.platform === 'linux' && existsSync('/usr/bin/setpriv');
 const stateBuilt = existsSync(join(ROOT, 'workers/state/dist/main.js'));
 
 describe('kill -9 of the engine', () => {
@@ -33,5 +35,18 @@ describe('kill -9 of the engine', () => {
     await engine.kill();
     // Orphans are re-parented to PID 1; whether it reaps them is up to the host, so a zombie counts as exited.
     await waitFor(() => processState(pid) !== 'running', 10000, `svc-state (pid ${pid}) to exit`);
+  });
+
+  it.runIf(linuxWithSetpriv)('leaves no exec-module process running either (the kernel SIGTERMs it)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-orphan-')), 'events.jsonl');
+    const engine = await startEngine({
+      modules: [{ class: 'modules::shell::ExecModule', config: { exec: [process.execPath, CHILD, file, 'stay'] } }],
+    });
+    const [start] = await waitForStarts(file, 1);
+    const pid = start?.pid ?? 0;
+    expect(processState(pid)).toBe('running');
+    await engine.kill();
+    await waitFor(() => processState(pid) !== 'running', 5000, `exec child (pid ${pid}) to exit`);
+    expect(readEvents(file).some((e) => e.event === 'sigterm' && e.pid === pid)).toBe(true);
   });
 });

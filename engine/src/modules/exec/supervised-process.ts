@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { redactText } from '@svc/config';
 import { relayOutput } from './output-relay.js';
+import { withParentDeathSignal } from './parent-death.js';
 import { CrashTracker, DEFAULT_RESTART_POLICY, type RestartPolicy } from './restart-policy.js';
 
 export type ProcessState = 'idle' | 'running' | 'backoff' | 'restarting' | 'failed' | 'stopped';
@@ -26,6 +27,8 @@ export interface SupervisorOptions {
   policy?: Partial<RestartPolicy>;
   /** SIGTERM → SIGKILL delay on close and on a watched-file restart. Default 5000 ms. */
   graceMs?: number;
+  /** Linux: the kernel SIGTERMs the child if the engine dies (even by SIGKILL). Default true. */
+  parentDeathSignal?: boolean;
   /** Called on every state change (tests, introspection). */
   onState?: (state: ProcessState, detail: { pid?: number; exitCode?: number | null; signal?: string | null }) => void;
 }
@@ -85,7 +88,9 @@ export class SupervisedProcess {
     const { command, args, env, cwd } = this.spec;
     this.spawns++;
     this.startedAt = Date.now();
-    const child = spawn(command, [...args], {
+    const line =
+      this.options.parentDeathSignal === false ? { command, args: [...args] } : withParentDeathSignal(command, args);
+    const child = spawn(line.command, line.args, {
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
