@@ -47,7 +47,7 @@ function received(child: Child): Map<string, unknown[]> {
   for (const line of child.logs().split('\n')) {
     const match = /^recv (\S+) (.*)$/.exec(line);
     if (!match) continue;
-    out.set(match[1]!, [...(out.get(match[1]!) ?? []), delivered(JSON.parse(match[2]!))]);
+    out.set(match[1]!, [...(out.get(match[1]!) ?? []), JSON.parse(match[2]!)]);
   }
   return out;
 }
@@ -148,18 +148,6 @@ describe('pubsub', () => {
     }
   });
 });
-
-/**
- * The payload as the subscriber saw it. KNOWN GAP (engine core, reported): the engine adds `_caller_worker_id` to
- * object payloads of calls made by in-process modules as it does for workers' calls, so a subscriber sees that key
- * next to the published data. It is removed here so the test checks everything else exactly; drop this once
- * module calls go out unmodified.
- */
-function delivered(payload: unknown): unknown {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
-  const { _caller_worker_id: _added, ...rest } = payload as Record<string, unknown>;
-  return rest;
-}
 
 /**
  * KNOWN GAP (SDK, reported): a handler's thrown `InvocationError` goes out as `invocation_failed` with its own code
