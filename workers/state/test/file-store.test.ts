@@ -1,5 +1,5 @@
 /** What only the file store does: one process per file, a directory as file_path, and checkpoints on close. */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -31,4 +31,17 @@ it('puts state.sqlite inside a directory given as file_path, and leaves no WAL b
   expect(statSync(join(dir, 'state.sqlite')).size).toBeGreaterThan(0);
   const wal = join(dir, 'state.sqlite-wal');
   expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+});
+
+it('refuses to open a damaged file instead of serving from it', async () => {
+  const path = join(dir, 'state.db');
+  const store = new FileAdapter({ filePath: path, saveIntervalMs: 1000 });
+  await store.start();
+  for (let i = 0; i < 200; i++) await store.set('s', `k${i}`, { filler: 'x'.repeat(200), i });
+  await store.close();
+  const bytes = readFileSync(path);
+  bytes.fill(0x5a, 4096 + 100, 4096 * 3); // scribble over the second and third pages
+  writeFileSync(path, bytes);
+  const reopened = new FileAdapter({ filePath: path, saveIntervalMs: 1000 });
+  await expect(reopened.start()).rejects.toMatchObject({ code: 'store_open_failed' });
 });

@@ -70,9 +70,13 @@ export class FileAdapter implements StateAdapter {
       );
       db.exec('BEGIN IMMEDIATE; COMMIT'); // takes the exclusive lock now
       syncDirectory(dirname(path)); // the new file's directory entry is durable too, not only its contents
+      // Never serve from a damaged file: check its structure once before the first answer.
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`the database failed its integrity check (${String(check)})`);
     } catch (err) {
       db.close();
-      throw new StoreError('store_open_failed', `cannot open state file ${path}: ${String(err)}`, {
+      const hint = 'restore it from a backup or move it aside to start empty';
+      throw new StoreError('store_open_failed', `cannot open state file ${path}: ${String(err)}; ${hint}`, {
         cause: err,
       });
     }
