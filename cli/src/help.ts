@@ -53,6 +53,7 @@ Options:
 
 Exit codes: 0 result printed · 1 the function returned an error · 2 bad usage · 3 timed out · 4 engine unreachable
 
-Example:
+Examples:
   svc trigger orders::create sku=A-1 qty=2 gift=true
+  svc trigger orders::create --help      this help, then the function as the engine describes it
 `;

@@ -46,17 +46,29 @@ async function run(argv: string[]): Promise<number | undefined> {
         'timeout-ms': { value: true },
         help: { value: false, alias: 'h' },
       });
-      if (flags['help']) {
-        process.stdout.write(TRIGGER_HELP);
-        return EXIT.ok;
-      }
       const [functionId, ...pairs] = positionals;
-      if (!functionId) throw new UsageError('svc trigger needs a function id, e.g. svc trigger orders::create qty=1');
-      const request = {
-        functionId,
-        payload: buildPayload(pairs, stringFlag(flags, 'json')),
+      const target = {
         address: stringFlag(flags, 'address') ?? 'localhost',
         port: intFlag(flags, 'port', 1, 65535) ?? 49134,
+      };
+      if (flags['help']) {
+        process.stdout.write(TRIGGER_HELP);
+        if (!functionId) return EXIT.ok;
+        // `svc trigger <function_id> --help` also describes that function, as the engine knows it.
+        process.stdout.write(`\n${functionId}, as registered (engine::functions::info):\n`);
+        const { triggerCommand } = await import('./commands/trigger.js');
+        return triggerCommand({
+          ...target,
+          functionId: 'engine::functions::info',
+          payload: { function_id: functionId },
+          timeoutMs: 5000,
+        });
+      }
+      if (!functionId) throw new UsageError('svc trigger needs a function id, e.g. svc trigger orders::create qty=1');
+      const request = {
+        ...target,
+        functionId,
+        payload: buildPayload(pairs, stringFlag(flags, 'json')),
         timeoutMs: intFlag(flags, 'timeout-ms', 1) ?? 30000,
       };
       const { triggerCommand } = await import('./commands/trigger.js');

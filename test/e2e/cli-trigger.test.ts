@@ -111,6 +111,16 @@ describe('svc trigger', () => {
   });
 });
 
+describe('svc trigger <function_id> --help', () => {
+  it('prints the help and the function as the engine describes it', () => {
+    const res = svc(['trigger', 'clitest::echo', '--help', '--port', String(engine.port)]);
+    expect(res.status).toBe(0);
+    expect(res.stdout).toContain('Usage: svc trigger');
+    expect(res.stdout).toContain('clitest::echo');
+    expect(res.stdout.slice(res.stdout.indexOf('engine::functions::info'))).toContain('"clitest::echo"');
+  });
+});
+
 describe('svc help and version', () => {
   it.each([
     [['--help'], 'svc trigger <function_id>'],
