@@ -147,8 +147,10 @@ async function slowTriggerLatency() {
       return latencies[Math.floor(latencies.length * 0.99)];
     };
     await p99('warmup');
-    const plain = await p99('plain');
+    const plainBefore = await p99('plain');
     const slow = await p99('slow');
+    // The floor (lower is better here) is the better of two runs around the measured one.
+    const plain = Math.min(plainBefore, await p99('plain'));
     return { plain, slow };
   } finally {
     await caller?.shutdown().catch(() => undefined);
@@ -187,7 +189,11 @@ function stores(haveRedis) {
     },
     {
       name: 'KvStore file_based (fsync before ack)',
-      adapter: (dir) => new FileAdapter({ filePath: join(dir, 'direct.db'), saveIntervalMs: 5000 }),
+      adapter: (dir, prefix) =>
+        new FileAdapter({
+          filePath: join(dir, `direct-${prefix.replace(/[^a-z0-9]/gi, '')}.db`),
+          saveIntervalMs: 5000,
+        }),
       config: (dir) => ({
         class: 'modules::state::adapters::KvStore',
         config: { store_method: 'file_based', file_path: join(dir, 'engine.db') },
@@ -216,11 +222,15 @@ export async function run({ log = console.log } = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-state-'));
     const prefix = `svc-bench-state:${randomUUID().slice(0, 8)}:`;
     try {
-      const floor = await direct(store.adapter(dir, prefix));
+      // The floor is measured before and after the engine rows and the higher figure kept, so a noisy moment
+      // (or warm-up) never flatters the ratios.
+      const before = await direct(store.adapter(dir, `${prefix}a:`));
       const engine = await throughEngine(store.config(dir, prefix)).catch((err) => {
         log(`state bench: ${store.name} through the engine failed: ${err instanceof Error ? err.message : err}`);
         return undefined;
       });
+      const after = await direct(store.adapter(dir, `${prefix}b:`));
+      const floor = { set: Math.max(before.set, after.set), get: Math.max(before.get, after.get) };
       for (const op of ['set', 'get']) {
         rows.push({ name: `state: ${op} direct, ${store.name} (floor)`, value: Math.round(floor[op]), unit });
         if (engine === undefined) continue;
