@@ -2,6 +2,8 @@
  * One conformance suite for every cron lock adapter: in-memory, file and Redis. The Redis run needs a server on
  * 127.0.0.1:6379 (scripts/services.sh starts one); each run uses its own key prefix.
  */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,3 +172,57 @@ describe('KvserverCronAdapter when Redis is down', () => {
     }
   });
 });
+
+describe('KvserverCronAdapter when Redis hangs (DEBUG SLEEP)', () => {
+  it('a claim gives up after the command timeout and fails closed; claims work again afterwards', async () => {
+    const port = await freePort();
+    const server = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--enable-debug-command',
+        'local',
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      await new Promise((r) => setTimeout(r, 300));
+      const adapter = await started(
+        () => new KvserverCronAdapter({ kvserver_url: url, lock_ttl_ms: 5000, lock_index: 'hang' }, logger),
+      );
+      expect(await adapter.claim('job', 1)).not.toBeNull();
+      const admin = new Redis(url);
+      void admin.call('DEBUG', 'SLEEP', '2').catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = Date.now();
+      const error = await adapter.claim('job', 2).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockStoreUnavailableError);
+      expect(Date.now() - t0).toBeLessThan(1800); // the command timeout (1 s), not the whole hang
+      await new Promise((r) => setTimeout(r, 2200));
+      expect(await adapter.claim('job', 3)).not.toBeNull();
+      admin.disconnect();
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
