@@ -78,14 +78,15 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     let running = 0;
     let max = 0;
     let done = 0;
+    // A backlog first, so the consumer always has more than `concurrency` jobs to choose from.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => a.enqueue('conc', { function_id: 'f', data: i })));
     await a.consume('conc', async () => {
       running++;
       max = Math.max(max, running);
-      await sleep(15);
+      await sleep(20);
       running--;
       done++;
     });
-    for (let i = 0; i < 40; i++) await a.enqueue('conc', { function_id: 'f', data: i });
     await waitFor(() => done === 40, 10_000, '40 jobs');
     expect(max).toBe(4);
   });

@@ -1,6 +1,6 @@
 /**
  * `BrokerAdapter`: queues in RabbitMQ (amqplib). Each queue Q is a durable main queue `<prefix>.Q`, one delay queue
- * per retry `<prefix>.Q.retry.<n>` (message TTL = backoff × 2^(n-1), dead-lettered back into the main queue) and a
+ * per retry `<prefix>.Q.retry.<ms>ms` (message TTL = backoff × 2^(n-1), dead-lettered back into the main queue) and a
  * dead-letter queue `<prefix>.Q.dead`. Publishes wait for publisher confirms; consumers ack manually, so a message
  * whose handler did not finish is redelivered by the broker. A retry or dead-letter is published (and confirmed)
  * before the original is acked, so a crash in between duplicates the message rather than losing it. The connection
@@ -10,6 +10,18 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, RecoveringChannelModel } from 'amqplib';
 import {
+  H_ATTEMPTS,
+  H_ENQUEUED_AT,
+  H_ERROR,
+  H_FAILED_AT,
+  ownHeaders,
+  parsePayload,
+  safeAck,
+  unavailable,
+  type Payload,
+} from './rabbitmq-messages.js';
+import { readDeadLetters, settleCount, takeDeadLetters } from './rabbitmq-dead-letters.js';
+import {
   brokerNames,
   declareRegistry,
   declareTopology,
@@ -18,7 +30,6 @@ import {
   type BrokerNames,
 } from './rabbitmq-topology.js';
 import type {
-  DeadLetter,
   DeadLetterPage,
   ErrorInfo,
   JobHandler,
@@ -39,19 +50,6 @@ export interface BrokerOptions {
   queue_mode: 'standard' | 'quorum';
   queue_configs?: Record<string, QueueOverride> | undefined;
 }
-
-interface Payload {
-  function_id: string;
-  data: unknown;
-  traceparent: string | null;
-  baggage: string | null;
-  condition_function_id: string | null;
-}
-
-const H_ATTEMPTS = 'x-svc-attempts';
-const H_ERROR = 'x-svc-error';
-const H_FAILED_AT = 'x-svc-failed-at';
-const H_ENQUEUED_AT = 'x-svc-enqueued-at';
 
 export class BrokerAdapter implements QueueBackend {
   readonly name = 'BrokerAdapter';
@@ -134,17 +132,9 @@ export class BrokerAdapter implements QueueBackend {
 
   async listDeadLetters(queue: string, offset: number, limit: number): Promise<DeadLetterPage> {
     const names = await this.ensure(queue);
-    // Reading takes the messages (unacked) and closing the channel puts them back in order.
-    return this.withChannel(async (ch) => {
-      const total = (await ch.checkQueue(names.dead)).messageCount;
-      const messages: DeadLetter[] = [];
-      for (let i = 0; i < offset + limit; i++) {
-        const msg = await ch.get(names.dead, { noAck: false });
-        if (!msg) break;
-        if (i >= offset) messages.push(toDeadLetter(queue, msg));
-      }
-      return { queue, total, offset, limit, messages };
-    });
+    const page = await this.withChannel((ch) => readDeadLetters(ch, queue, names.dead, offset, limit));
+    await this.withChannel((ch) => settleCount(ch, names.dead, page.total));
+    return page;
   }
 
   async redrive(queue: string): Promise<number> {
@@ -301,24 +291,14 @@ export class BrokerAdapter implements QueueBackend {
     firstOnly = false,
   ): Promise<number> {
     const names = await this.ensure(queue);
-    return this.withChannel(async (ch) => {
-      const total = (await ch.checkQueue(names.dead)).messageCount;
-      let n = 0;
-      for (let i = 0; i < total; i++) {
-        const msg = await ch.get(names.dead, { noAck: false });
-        if (!msg) break;
-        const what = decide(msg);
-        if (what === 'keep') continue;
-        if (what === 'redrive') {
-          const headers = { ...ownHeaders(msg), [H_ATTEMPTS]: 0 };
-          await this.publish(names.main, msg.content, String(msg.properties.messageId ?? ''), headers);
-        }
-        ch.ack(msg);
-        n++;
-        if (firstOnly) break;
-      }
-      return n;
-    });
+    const requeue = (msg: Message) =>
+      this.publish(names.main, msg.content, String(msg.properties.messageId ?? ''), {
+        ...ownHeaders(msg),
+        [H_ATTEMPTS]: 0,
+      });
+    const r = await this.withChannel((ch) => takeDeadLetters(ch, names.dead, decide, requeue, firstOnly));
+    await this.withChannel((ch) => settleCount(ch, names.dead, r.total - r.taken));
+    return r.taken;
   }
 
   /** A short-lived channel: a failed declare or check closes a channel, so admin work never uses a shared one. */
@@ -334,62 +314,4 @@ export class BrokerAdapter implements QueueBackend {
       await ch.close().catch(() => undefined);
     }
   }
-}
-
-/** Our headers only: the broker's `x-death` bookkeeping would otherwise grow with every retry. */
-function ownHeaders(msg: Message): Record<string, unknown> {
-  const h = (msg.properties.headers ?? {}) as Record<string, unknown>;
-  return { [H_ATTEMPTS]: h[H_ATTEMPTS] ?? 0, [H_ENQUEUED_AT]: h[H_ENQUEUED_AT] ?? Date.now() };
-}
-
-function safeAck(ch: Channel, msg: Message): void {
-  try {
-    ch.ack(msg);
-  } catch {
-    // The channel closed under us; the broker redelivers the message (at least once).
-  }
-}
-
-function unavailable(cause?: unknown): Error {
-  const detail = cause instanceof Error ? `: ${cause.message}` : '';
-  return Object.assign(new Error(`the RabbitMQ broker did not confirm the message${detail}`), {
-    code: 'queue_unavailable',
-  });
-}
-
-function parsePayload(content: Buffer): Payload {
-  try {
-    const v = JSON.parse(content.toString('utf8')) as Record<string, unknown>;
-    return {
-      function_id: typeof v.function_id === 'string' ? v.function_id : '',
-      data: v.data ?? null,
-      traceparent: typeof v.traceparent === 'string' ? v.traceparent : null,
-      baggage: typeof v.baggage === 'string' ? v.baggage : null,
-      condition_function_id: typeof v.condition_function_id === 'string' ? v.condition_function_id : null,
-    };
-  } catch {
-    return { function_id: '', data: null, traceparent: null, baggage: null, condition_function_id: null };
-  }
-}
-
-function toDeadLetter(queue: string, msg: Message): DeadLetter {
-  const h = msg.properties.headers ?? {};
-  const p = parsePayload(msg.content);
-  let error: ErrorInfo = { code: 'job_failed', message: '' };
-  try {
-    const e = JSON.parse(String(h[H_ERROR] ?? '')) as Partial<ErrorInfo>;
-    error = { code: String(e.code ?? 'job_failed'), message: String(e.message ?? '') };
-  } catch {
-    // keep the default
-  }
-  return {
-    id: String(msg.properties.messageId ?? ''),
-    queue,
-    function_id: p.function_id,
-    data: p.data,
-    attempts: Number(h[H_ATTEMPTS] ?? 0),
-    error,
-    enqueued_at: Number(h[H_ENQUEUED_AT] ?? 0),
-    failed_at: Number(h[H_FAILED_AT] ?? 0),
-  };
 }
