@@ -96,7 +96,7 @@ function workerStatuses(engine: RunningEngine, plans: PlannedModule[]): WorkerSt
     if (plan.kind !== 'worker') continue;
     const module = exec(plan);
     const state = connected(plan.workerName) ? 'ready' : module.state === 'failed' ? 'failed' : 'starting';
-    const status: WorkerStatus = { name: plan.workerName, class: plan.class, state };
+    const status: WorkerStatus = { name: plan.label, class: plan.class, state };
     if (module.pid !== undefined) status.pid = module.pid;
     statuses.push(status);
   }

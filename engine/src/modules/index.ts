@@ -26,7 +26,16 @@ export interface ModuleFactoryOptions {
 
 export type PlannedModule =
   | { kind: 'engine'; class: string; module: EngineModule }
-  | { kind: 'worker'; class: string; workerName: string; main: string; module: EngineModule }
+  | {
+      kind: 'worker';
+      class: string;
+      /** The name the worker registers under (`svc-state`): how the engine sees that it is up. */
+      workerName: string;
+      /** The entry's `name:` if any, else `workerName`: how logs and the banner call it. */
+      label: string;
+      main: string;
+      module: EngineModule;
+    }
   | { kind: 'unavailable'; class: string; reason: string };
 
 /** Copies the frozen resolved config into a plain mutable object (factories may validate it again). */
@@ -40,19 +49,20 @@ export async function planModule(
 ): Promise<PlannedModule> {
   const worker = workerForClass(entry.class);
   if (worker) {
-    const workerName = entry.name ?? worker.name;
+    const workerName = worker.name;
+    const label = entry.name ?? worker.name;
     const main = findWorkerMain(worker.dir);
     if (!main) {
       return {
         kind: 'unavailable',
         class: entry.class,
-        reason: `${workerName} is not built (looked for ${workerMainCandidates(worker.dir)[0]}); run npm run build`,
+        reason: `${label} is not built (looked for ${workerMainCandidates(worker.dir)[0]}); run npm run build`,
       };
     }
     const module = createExecModule(
       { exec: [process.execPath, main] },
       {
-        name: workerName,
+        name: label,
         env: {
           SVC_MODULE_CONFIG: JSON.stringify(entry.config),
           ...(options.logLevel !== undefined ? { SVC_LOG_LEVEL: options.logLevel } : {}),
@@ -60,7 +70,7 @@ export async function planModule(
         graceMs: options.graceMs,
       },
     );
-    return { kind: 'worker', class: entry.class, workerName, main, module };
+    return { kind: 'worker', class: entry.class, workerName, label, main, module };
   }
   switch (entry.class) {
     case MODULE_CLASSES.exec: {
