@@ -29,6 +29,7 @@ export class CronJob {
   private timer: NodeJS.Timeout | undefined;
   private nextDue: number | null;
   private stopped = false;
+  /** The scheduled time of the last run this process fired (set by the runner). */
   lastRun: number | undefined;
 
   constructor(
@@ -70,10 +71,7 @@ export class CronJob {
     const plan = planWake(this.schedule, this.nextDue, this.hooks.now(), this.windowMs);
     this.nextDue = plan.nextDue;
     if (plan.missed) this.hooks.onMissed(this, plan.missed);
-    if (plan.run !== null) {
-      this.lastRun = plan.run;
-      this.hooks.onTick(this, plan.run);
-    }
+    if (plan.run !== null) this.hooks.onTick(this, plan.run);
     this.arm();
   }
 }

@@ -68,8 +68,10 @@ export class TickRunner {
       actual_time: new Date().toISOString(),
     };
     const result = await this.client.fireTrigger(job.binding, payload, { action: TriggerAction.Void() });
-    if (result.fired) this.stats.runs++;
-    else this.stats.skipped_by_condition++;
+    if (result.fired) {
+      this.stats.runs++;
+      job.lastRun = scheduledMs;
+    } else this.stats.skipped_by_condition++;
     this.logger.debug({ job_id: job.id, tick: payload.scheduled_time, fired: result.fired }, 'cron tick');
     return { ...result, payload };
   }
