@@ -36,10 +36,14 @@ export class PubSubModule implements EngineModule {
     this.logger = ctx.logger.child({ module: 'pubsub' });
     await this.adapter.start((topic, data, traceparent) => this.deliver(topic, data, traceparent), this.logger);
     const client = (this.client = await ctx.connect('pubsub'));
-    client.registerFunction(PUBLISH_FUNCTION_ID, (input: unknown, ctx: HandlerContext) => this.publish(input, ctx), {
-      description: 'Publishes { topic, data } to every subscribe trigger on the topic',
-      request_format: { type: 'object', properties: { topic: { type: 'string' }, data: {} }, required: ['topic'] },
-    });
+    client.registerFunction(
+      PUBLISH_FUNCTION_ID,
+      (input: unknown, context: HandlerContext) => this.publish(input, context),
+      {
+        description: 'Publishes { topic, data } to every subscribe trigger on the topic',
+        request_format: { type: 'object', properties: { topic: { type: 'string' }, data: {} }, required: ['topic'] },
+      },
+    );
     client.registerTriggerType(
       {
         id: SUBSCRIBE_TRIGGER_TYPE,
@@ -66,7 +70,7 @@ export class PubSubModule implements EngineModule {
     await this.adapter.close();
   }
 
-  private async publish(input: unknown, ctx: HandlerContext): Promise<void> {
+  private async publish(input: unknown, context: HandlerContext): Promise<void> {
     const { topic, data } = (typeof input === 'object' && input !== null ? input : {}) as {
       topic?: unknown;
       data?: unknown;
@@ -74,7 +78,7 @@ export class PubSubModule implements EngineModule {
     if (typeof topic !== 'string' || topic === '') {
       throw new InvocationError({ code: TOPIC_NOT_SET, message: 'publish needs a topic: { topic: "<name>", data }' });
     }
-    await this.adapter.publish(topic, data, ctx.traceparent);
+    await this.adapter.publish(topic, data, context.traceparent);
   }
 
   private async addBinding(binding: TriggerBinding): Promise<void> {
