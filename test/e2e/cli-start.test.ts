@@ -36,6 +36,11 @@ describe('svc with the embedded default config', () => {
     await svc.waitForOutput('svc ready', 20000);
     expect(svc.logs()).toContain(join('config', 'svc-config.yaml'));
     expect(svc.logs()).toContain('embedded default');
+    // The banner: engine address, the REST and stream ports, the workers and the config file.
+    expect(svc.logs()).toContain(`engine   ws://127.0.0.1:${port}`);
+    expect(svc.logs()).toContain(`http     :${httpPort}`);
+    expect(svc.logs()).toContain(`stream   :${streamPort}`);
+    for (const dir of built) expect(svc.logs()).toMatch(new RegExp(`workers .*svc-${dir} \\(`));
     const names = await waitFor(
       async () => {
         const answer = await rawCall(url, 'engine::workers::list', {}, 2000);
