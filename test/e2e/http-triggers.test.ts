@@ -41,7 +41,9 @@ describe.each([['ours'], ['iii']])('HTTP triggers with %s SDK functions', (p) =>
     expect(res.statusCode).toBe(201);
     expect(res.headers['x-fn']).toBe(p);
     expect(res.headers['content-type']).toBe('application/json');
-    const { got } = (await res.body.json()) as { got: Record<string, unknown> };
+    const { got, metadata } = (await res.body.json()) as { got: Record<string, unknown>; metadata: unknown };
+    // The trigger's metadata is the invocation metadata (never merged into the payload).
+    expect(metadata).toEqual({ route: 'echo' });
     expect(got).toMatchObject({
       path: `/${p}/echo/:id`,
       method: 'POST',

@@ -19,10 +19,12 @@ const sleep = (ms, signal) =>
     });
   });
 
-worker.registerFunction(`${p}::echo`, async (req) => ({
+// iii-sdk passes the invocation metadata as the second argument; our SDK passes a context holding it.
+const metadataOf = (second) => (process.env.SDK === 'iii' ? second : second?.metadata);
+worker.registerFunction(`${p}::echo`, async (req, second) => ({
   status_code: 201,
   headers: { 'x-fn': p },
-  body: { got: req },
+  body: { got: req, metadata: metadataOf(second) ?? null },
 }));
 worker.registerFunction(`${p}::fail`, async () => {
   throw new Error(`boom from ${p}`);
@@ -58,9 +60,9 @@ worker.registerFunction(`${p}::mw`, async (input) =>
 );
 worker.registerFunction(`${p}::other`, async () => ({ body: 'other' }));
 
-const http = (function_id, api_path, http_method, extra = {}) =>
-  worker.registerTrigger({ type: 'http', function_id, config: { api_path, http_method, ...extra } });
-http(`${p}::echo`, `/${p}/echo/:id`, 'POST');
+const http = (function_id, api_path, http_method, extra = {}, metadata) =>
+  worker.registerTrigger({ type: 'http', function_id, config: { api_path, http_method, ...extra }, metadata });
+http(`${p}::echo`, `/${p}/echo/:id`, 'POST', {}, { route: 'echo' });
 http(`${p}::fail`, `${p}/fail`, 'GET');
 http(`${p}::slow`, `/${p}/slow`, 'GET');
 http(`${p}::release`, `/${p}/release`, 'POST');
