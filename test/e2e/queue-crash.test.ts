@@ -14,11 +14,11 @@ import { startEngine, waitFor, type Child, type EngineProcess } from '../harness
 import { checkDeliveries } from '../../workers/queue/test/checker.js';
 import { builtinFile, client, startedQueue } from './queue-support.js';
 
-const TOTAL = 1500;
+const TOTAL = 800;
 const IN_FLIGHT = 20;
 const CONCURRENCY = 10;
 const SEED = Number(process.env.SVC_TEST_SEED ?? Date.now() % 1000);
-const KILL_AFTER = 200 + ((SEED * 7919) % 400); // acks before the kill, from the seed
+const KILL_AFTER = 150 + ((SEED * 7919) % 400); // acks before the kill, from the seed
 
 let engine: EngineProcess;
 let worker: SvcClient;

@@ -15,7 +15,7 @@ import { spawnWorker, startEngine, waitFor, type Child, type EngineProcess } fro
 import { checkDeliveries } from '../../workers/queue/test/checker.js';
 import { builtinMemory, client, startedQueue } from './queue-support.js';
 
-const JOBS = 100;
+const JOBS = 80;
 const MAX_ATTEMPTS = 6;
 const dir = mkdtempSync(join(tmpdir(), 'svc-queue-death-'));
 const completions = join(dir, 'completed.log');
@@ -47,7 +47,7 @@ beforeAll(async () => {
   engine = await startEngine();
   children.push(
     await startedQueue(engine.url, {
-      adapter: builtinMemory({ max_attempts: MAX_ATTEMPTS, backoff_ms: 300, concurrency: 4 }),
+      adapter: builtinMemory({ max_attempts: MAX_ATTEMPTS, backoff_ms: 150, concurrency: 4 }),
     }),
   );
   superviseWorkers(engine.url, 3);
