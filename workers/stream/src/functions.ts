@@ -3,12 +3,16 @@ import { InvocationError, type SvcClient } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
+import { updateOpSchema } from './update-ops.js';
+
+/** Most ops in one `stream::update` (as `state::update`). */
+const MAX_OPS = 1000;
 
 const name = z.string().min(1);
 const groupInput = z.object({ stream_name: name, group_id: name });
 const itemInput = groupInput.extend({ item_id: name });
 const setInput = itemInput.extend({ data: z.unknown() });
-const updateInput = itemInput.extend({ ops: z.array(z.unknown()) });
+const updateInput = itemInput.extend({ ops: z.array(updateOpSchema).max(MAX_OPS) });
 const listGroupsInput = z.object({ stream_name: name });
 const sendInput = groupInput.extend({ id: z.string().nullish(), type: name, data: z.unknown() });
 

@@ -1,7 +1,7 @@
 import type { StreamAdapter, UpdateResult } from './adapters/types.js';
 import type { CustomStreams } from './custom-streams.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
-import { applyUpdateOps } from './update-ops.js';
+import { applyUpdateOps, type UpdateOp } from './update-ops.js';
 
 export interface ItemKey {
   stream_name: string;
@@ -72,7 +72,7 @@ export class StreamStore {
     return { old_value, message };
   }
 
-  async update(key: ItemKey, ops: unknown[]): Promise<UpdateResult & Change> {
+  async update(key: ItemKey, ops: UpdateOp[]): Promise<UpdateResult & Change> {
     if (!this.custom?.has('update', key.stream_name)) {
       return this.adapter.update(key.stream_name, key.group_id, key.item_id, (current) => applyUpdateOps(current, ops));
     }

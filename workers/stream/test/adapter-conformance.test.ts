@@ -101,7 +101,7 @@ for (const [name, make] of Object.entries(factories)) {
       const a = await start();
       const seen = collect(a);
       await a.set('s', 'g', 'i', { id: 'i', v: 1 });
-      await a.update('s', 'g', 'i', (cur) => applyUpdateOps(cur, [{ type: 'increment', path: 'v', by: 2 }]));
+      await a.update('s', 'g', 'i', (cur) => applyUpdateOps(cur, [{ type: 'increment' as const, path: 'v', by: 2 }]));
       await a.delete('s', 'g', 'i');
       await a.delete('s', 'g', 'i'); // missing: no event
       await a.publish({
@@ -124,7 +124,7 @@ for (const [name, make] of Object.entries(factories)) {
     it('update that applies no op neither writes nor emits', async () => {
       const a = await start();
       const seen = collect(a);
-      const bad = [{ type: 'increment', path: 'n', by: 'x' }];
+      const bad = [{ type: 'remove' as const, path: '__proto__' }];
       const missing = await a.update('s', 'g', 'none', (c) => applyUpdateOps(c, bad));
       expect(missing).toMatchObject({ old_value: null, new_value: null, message: undefined });
       expect(missing.errors).toHaveLength(1);
@@ -139,7 +139,7 @@ for (const [name, make] of Object.entries(factories)) {
 
     it('update applies ops atomically under concurrency (no lost increments)', async () => {
       const a = await start();
-      const ops = [{ type: 'increment', path: 'n', by: 1 }];
+      const ops = [{ type: 'increment' as const, path: 'n', by: 1 }];
       await Promise.all(Array.from({ length: 40 }, () => a.update('s', 'g', 'counter', (c) => applyUpdateOps(c, ops))));
       expect(await a.get('s', 'g', 'counter')).toEqual({ n: 40 });
     });

@@ -50,7 +50,8 @@ export class MemoryStreamAdapter implements StreamAdapter {
     const old = this.read(stream, group, item);
     const outcome = apply(old);
     const result: UpdateResult = { old_value: old ?? null, new_value: outcome.value, errors: outcome.errors };
-    if (!outcome.changed) return { ...result, message: undefined };
+    // Nothing applied: the stored value stands.
+    if (!outcome.changed) return { ...result, new_value: old ?? null, message: undefined };
     this.write(stream, group, item, JSON.stringify(outcome.value));
     const message = wrap(stream, group, item, { type: old === undefined ? 'create' : 'update', data: outcome.value });
     this.emit(message);

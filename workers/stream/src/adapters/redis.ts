@@ -172,8 +172,8 @@ export class RedisStreamAdapter implements StreamAdapter {
       }
       const result = { old_value: oldValue ?? null, new_value: outcome.value, errors: outcome.errors };
       if (!outcome.changed) {
-        await conn.unwatch();
-        return { ...result, message: undefined };
+        await conn.unwatch(); // nothing applied: the stored value stands
+        return { ...result, new_value: oldValue ?? null, message: undefined };
       }
       const timestamp = frameTimestamp();
       const type = old === null ? ('create' as const) : ('update' as const);

@@ -51,7 +51,7 @@ export interface StreamAdapter {
   ): Promise<{ old_value: unknown; message: StreamWrapperMessage | undefined }>;
   /**
    * Applies `apply` to the current value atomically (no lost update across processes). When the outcome says
-   * nothing changed, nothing is written or emitted (`message` undefined).
+   * nothing changed, nothing is written or emitted (`message` undefined) and `new_value` is the stored value.
    */
   update(
     stream: string,
