@@ -114,6 +114,8 @@ describe('svc-cron', () => {
       [{ expression: '0 0 24 * * *' }, /hour \(3rd field\) '24': value 24 is out of range 0-23/],
       [{ expression: '0 0 0 30 2 *' }, /never fires/],
       [{}, /cron expression is required/],
+      ['* * * * * *', /cron trigger config must be an object/],
+      [{ expression: '* * * * * *', condition_function_id: 5 }, /condition_function_id must be a function id/],
       [{ expression: '* * * * * *', timezone: 'Nowhere/Land' }, /invalid timezone 'Nowhere\/Land'/],
     ];
     for (const [config, message] of cases) {
