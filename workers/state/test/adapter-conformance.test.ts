@@ -9,7 +9,8 @@ import { commandsArb, keyArb, Model, opArb, opsMutation, valueArb, type Real } f
 import { fileStore, memoryStore, redisAnswers, redisStore, waitFor, type StoreKind } from './support/stores.js';
 
 const SEED = Number(process.env.SVC_FC_SEED ?? 22);
-const RUNS = Number(process.env.SVC_FC_RUNS ?? 300);
+// Per property; two properties make 400 model runs per store by default (SVC_FC_RUNS=1000 for a longer hunt).
+const RUNS = Number(process.env.SVC_FC_RUNS ?? 200);
 const redisUp = await redisAnswers();
 
 describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (kind) => {
