@@ -2,6 +2,8 @@
  * Config errors carry a stable code and one line per problem: the path (`modules[3].config.adapter.class`), the
  * value found (secrets redacted) and what is expected.
  */
+import { redactText } from './redact.js';
+
 export type ConfigErrorCode =
   'config_not_found' | 'config_parse_error' | 'config_env_missing' | 'config_env_invalid' | 'config_invalid';
 
@@ -13,13 +15,18 @@ export interface ConfigProblem {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  readonly problems: ConfigProblem[];
+
   constructor(
     readonly code: ConfigErrorCode,
-    readonly problems: ConfigProblem[],
+    problems: ConfigProblem[],
     /** Where the config came from (a file path, `SVC_MODULE_CONFIG`, ...). */
     readonly source: string,
   ) {
-    super(formatProblems(code, problems, source));
+    // A last line of defence: whatever a message quotes, a password inside a URL never leaves this object.
+    const redacted = problems.map((p) => ({ path: p.path, message: redactText(p.message) }));
+    super(formatProblems(code, redacted, source));
+    this.problems = redacted;
   }
 }
 

@@ -67,6 +67,12 @@ describe('env substitution (on parsed string scalars only)', () => {
     expect(err.message).toContain('modules[0].config.adapter.config.file_path');
   });
 
+  it('an invalid reference is reported without the password in its default', () => {
+    const err = loadError(stateWith('${1BAD:redis://:hunter2@h:6379}'));
+    expect(err.message).toContain('invalid reference');
+    expect(err.message).not.toContain('hunter2');
+  });
+
   it('rejects an invalid reference', () => {
     expect(loadError(stateWith('${1BAD}')).message).toContain('invalid reference');
   });
