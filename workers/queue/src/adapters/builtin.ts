@@ -136,7 +136,10 @@ export class BuiltinQueueAdapter implements QueueBackend {
   private queue(name: string): BuiltinQueue {
     let q = this.queues.get(name);
     if (!q) {
-      const onError = this.options.onStoreError ?? (() => undefined);
+      // A handler that finishes after close() cannot record it; that job simply runs again after the restart.
+      const onError = (err: unknown) => {
+        if (!this.closing) this.options.onStoreError?.(err);
+      };
       q = new BuiltinQueue(name, this.settings(name), this.store ?? new MemoryJobStore(), onError);
       this.queues.set(name, q);
     }
