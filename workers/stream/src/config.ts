@@ -18,7 +18,7 @@ export function createAdapter(config: StreamAdapterConfig, logger: Logger): Stre
         return new MemoryStreamAdapter();
       }
       return new FileStreamAdapter({
-        filePath: c.file_path ?? 'data/stream.db',
+        dir: c.file_path ?? 'data/stream',
         saveIntervalMs: c.save_interval_ms,
         onFlushError: (err) => logger.error({ err }, 'stream file store: flush failed; will retry'),
       });

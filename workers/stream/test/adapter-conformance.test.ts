@@ -22,7 +22,7 @@ let fileCount = 0;
 
 const factories: Record<string, () => StreamAdapter> = {
   memory: () => new MemoryStreamAdapter(),
-  file: () => new FileStreamAdapter({ filePath: join(dir, `s${fileCount++}.db`), saveIntervalMs: 50 }),
+  file: () => new FileStreamAdapter({ dir: join(dir, `s${fileCount++}`), saveIntervalMs: 50 }),
   redis: () => new RedisStreamAdapter({ url: REDIS_URL, keyPrefix: `${runId}${fileCount++}:` }),
 };
 
@@ -157,27 +157,29 @@ for (const [name, make] of Object.entries(factories)) {
 
 describe('stream adapter: file persistence', () => {
   it('keeps items across a close and reopen, and flushes on close', async () => {
-    const filePath = join(dir, 'persist.db');
-    const first = new FileStreamAdapter({ filePath, saveIntervalMs: 60_000 });
+    const storeDir = join(dir, 'persist');
+    const first = new FileStreamAdapter({ dir: storeDir, saveIntervalMs: 60_000 });
     await first.start();
     await first.set('todo', 'inbox', 'a', { id: 'a' });
     await first.set('todo', 'inbox', 'b', { id: 'b' });
     await first.delete('todo', 'inbox', 'b');
     await first.close();
-    const second = new FileStreamAdapter({ filePath, saveIntervalMs: 0 });
+    const second = new FileStreamAdapter({ dir: storeDir, saveIntervalMs: 0 });
     await second.start();
     expect(await second.list('todo', 'inbox')).toEqual([{ id: 'a' }]);
+    const intruder = new FileStreamAdapter({ dir: storeDir, saveIntervalMs: 0 });
+    await expect(intruder.start()).rejects.toMatchObject({ code: 'store_open_failed' });
     await second.close();
   });
 });
 
 describe('stream adapter: file, process killed', () => {
   it('with save_interval_ms 0, every answered write survives a kill -9', async () => {
-    const filePath = join(dir, 'killed.db');
+    const storeDir = join(dir, 'killed');
     const adapterModule = new URL('../dist/adapters/file.js', import.meta.url).href; // the built adapter
     const script = `
       const { FileStreamAdapter } = await import(${JSON.stringify(adapterModule)});
-      const a = new FileStreamAdapter({ filePath: ${JSON.stringify(filePath)}, saveIntervalMs: 0 });
+      const a = new FileStreamAdapter({ dir: ${JSON.stringify(storeDir)}, saveIntervalMs: 0 });
       await a.start();
       for (let i = 0; i < 50; i++) await a.set('s', 'g', 'i' + i, { id: 'i' + i });
       await a.delete('s', 'g', 'i0');
@@ -191,7 +193,7 @@ describe('stream adapter: file, process killed', () => {
     const signal = await new Promise((r) => child.on('exit', (_code, sig) => r(sig)));
     expect(signal).toBe('SIGKILL');
     expect(out).toContain('written');
-    const reopened = new FileStreamAdapter({ filePath, saveIntervalMs: 0 });
+    const reopened = new FileStreamAdapter({ dir: storeDir, saveIntervalMs: 0 });
     await reopened.start();
     expect(await reopened.list('s', 'g')).toHaveLength(49);
     expect(await reopened.get('s', 'g', 'i0')).toBeUndefined();

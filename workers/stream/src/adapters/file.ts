@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemoryStreamAdapter, putItem } from './memory.js';
 
 export interface FileAdapterOptions {
-  filePath: string;
+  /** The directory of the store (created when missing); the data is `<dir>/stream.sqlite`. */
+  dir: string;
   /** How often changed items are written to disk. 0 writes every change before the call returns. */
   saveIntervalMs: number;
   onFlushError?: (error: unknown) => void;
@@ -13,10 +14,12 @@ export interface FileAdapterOptions {
 type Key = string; // JSON [stream, group, item]
 
 /**
- * `KvStore` with `store_method: file_based`: the in-memory store, loaded from and saved to a SQLite file (WAL).
- * Changes are written in one transaction every `save_interval_ms` (so a crash loses at most that window), or on
- * every change when it is 0. Owns the database handle and the flush timer; `close()` flushes what is pending, stops
- * the timer and closes the file.
+ * `KvStore` with `store_method: file_based`: the in-memory store, loaded from and saved to a SQLite file (WAL) in
+ * the `file_path` directory. Changes are written in one transaction every `save_interval_ms` (so a crash loses at
+ * most that window), or on every change when it is 0. One process per directory: the file is locked exclusively,
+ * and a second process fails to start (several processes share streams through `KvserverAdapter`).
+ * Owns the database handle and the flush timer; `close()` flushes what is pending, stops the timer and closes the
+ * file (releasing the lock).
  */
 export class FileStreamAdapter extends MemoryStreamAdapter {
   override readonly name = 'kv(file_based)';
@@ -29,10 +32,26 @@ export class FileStreamAdapter extends MemoryStreamAdapter {
   }
 
   override async start(): Promise<void> {
-    mkdirSync(dirname(this.options.filePath), { recursive: true });
-    const db = new Database(this.options.filePath);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    mkdirSync(this.options.dir, { recursive: true });
+    const file = join(this.options.dir, 'stream.sqlite');
+    const db = new Database(file, { timeout: 0 });
+    try {
+      // Exclusive before WAL: the WAL then needs no shared memory, and the lock taken by the first write below is
+      // held until close, so a second process sharing the directory fails here instead of diverging silently.
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('BEGIN IMMEDIATE; COMMIT');
+    } catch (error) {
+      db.close();
+      throw Object.assign(
+        new Error(
+          `stream file store ${file} is in use by another process (${(error as Error).message}); give each ` +
+            'svc-stream its own file_path, or share streams with KvserverAdapter',
+        ),
+        { code: 'store_open_failed' },
+      );
+    }
     db.exec(
       'CREATE TABLE IF NOT EXISTS stream_items (stream TEXT NOT NULL, grp TEXT NOT NULL, item TEXT NOT NULL, ' +
         'value TEXT NOT NULL, PRIMARY KEY (stream, grp, item)) WITHOUT ROWID',
