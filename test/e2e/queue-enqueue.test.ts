@@ -195,6 +195,30 @@ describe('svc-queue: topic subscribers', () => {
     t2.unregister();
   });
 
+  it('an iii-sdk worker subscribes with durable:subscriber and receives published messages', async () => {
+    process.env.OTEL_ENABLED = 'false';
+    const iii: IIIClient = iiiRegisterWorker(engine.url, { otel: { enabled: false }, workerName: 'iii-sub' } as never);
+    const topic = `iii-topic-${RUN}`;
+    const got: unknown[] = [];
+    try {
+      iii.registerFunction('qe2e::iii-sub', async (data: unknown) => {
+        got.push(data);
+        return null;
+      });
+      iii.registerTrigger({ type: 'durable:subscriber', function_id: 'qe2e::iii-sub', config: { topic } });
+      await waitFor(
+        async () =>
+          (await call<{ message_ids: string[] }>('queue::publish', { topic, data: { hi: 1 } })).message_ids.length > 0,
+        5000,
+        'the iii-sdk subscription to reach svc-queue',
+      );
+      await waitFor(() => got.length >= 1, 5000, 'the message to arrive');
+      expect(got[0]).toMatchObject({ hi: 1 });
+    } finally {
+      await iii.shutdown();
+    }
+  });
+
   it('publish without a topic is refused', async () => {
     await expect(call('queue::publish', { data: 1 })).rejects.toThrow(/topic/);
   });
