@@ -7,10 +7,27 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, freePort, rawCall, spawnWorker, waitFor, waitForEngine, type Child } from '../harness.js';
+import {
+  ROOT,
+  freePort,
+  rawCall,
+  spawnWorker,
+  waitFor,
+  waitForEngine,
+  waitForFunction,
+  type Child,
+} from '../harness.js';
 
 const CLI = join(ROOT, 'cli/dist/main.js');
 const WORKERS = ['http', 'state', 'queue', 'cron', 'stream'] as const;
+/** A function each capability worker registers: proof that it started, connected and did its set-up. */
+const PROOF: Record<(typeof WORKERS)[number], string | undefined> = {
+  http: undefined, // provides the `http` trigger type (checked by a request below)
+  state: 'state::get',
+  queue: 'engine::queue::enqueue',
+  cron: 'cron::list',
+  stream: 'stream::get',
+};
 const built = WORKERS.filter((dir) => existsSync(join(ROOT, 'workers', dir, 'dist/main.js')));
 
 let svc: Child | undefined;
@@ -51,6 +68,10 @@ describe('svc with the embedded default config', () => {
       `workers ${built.join(', ')} registered`,
     );
     for (const dir of built) expect(names).toContain(`"svc-${dir}"`);
+    for (const dir of built) {
+      const proof = PROOF[dir];
+      if (proof) await waitForFunction(url, proof, 10000);
+    }
     if (built.includes('state')) {
       const set = await rawCall(url, 'state::set', { scope: 'cli', key: 'k', value: 1 }, 5000);
       expect(set.error).toBeUndefined();
