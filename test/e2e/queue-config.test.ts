@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TriggerAction, type SvcClient } from '@svc/sdk';
 import { startEngine, waitFor, type EngineProcess } from '../harness.js';
-import { builtinMemory, client } from './queue-support.js';
+import { builtinMemory, client, spawnQueue } from './queue-support.js';
 
 let engine: EngineProcess;
 let worker: SvcClient;
@@ -45,5 +45,21 @@ describe('svc-queue from the engine config', () => {
     for (let n = 1; n <= 20; n++) await enqueue(n);
     await waitFor(() => seen.length >= 21, 5_000, '21 runs');
     expect(seen).toEqual(Array.from({ length: 21 }, (_, i) => i));
+  });
+
+  it('a bad config stops svc-queue with exit code 2 and a message naming the key', async () => {
+    const bad = spawnQueue(engine.url, {
+      adapter: { class: 'modules::queue::BuiltinQueueAdapter', config: { mode: 'lifo' } },
+    });
+    expect(await bad.exit).toBe(2);
+    expect(bad.logs()).toMatch(/adapter\.config\.mode/);
+  });
+
+  it('an adapter svc-queue does not implement stops it with a clear error', async () => {
+    const bridge = spawnQueue(engine.url, {
+      adapter: { class: 'modules::queue::adapters::Bridge', config: { bridge_url: 'ws://127.0.0.1:1' } },
+    });
+    expect(await bridge.exit).not.toBe(0);
+    expect(bridge.logs()).toMatch(/not supported by svc-queue/);
   });
 });
