@@ -33,6 +33,9 @@ describe('supervisor crash limit', () => {
     expect(lines.some((l) => l.includes('"level":50'))).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(starts(file)).toHaveLength(4);
+    // A watched-file restart revives it with a clean history (it crashes again here, and is restarted again).
+    await supervised.restart('file changed');
+    await waitFor(() => starts(file).length >= 6, 10000, 'revived after restart');
     await supervised.close();
     expect(states.at(-1)).toBe('stopped');
   });

@@ -39,7 +39,8 @@ export class SupervisedProcess {
   private startedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
-  private readonly crashes: CrashTracker;
+  private crashes: CrashTracker;
+  private readonly policy: RestartPolicy;
   private readonly graceMs: number;
   private readonly logger: Logger;
   state: ProcessState = 'idle';
@@ -50,7 +51,8 @@ export class SupervisedProcess {
     readonly spec: ProcessSpec,
     private readonly options: SupervisorOptions,
   ) {
-    this.crashes = new CrashTracker({ ...DEFAULT_RESTART_POLICY, ...options.policy });
+    this.policy = { ...DEFAULT_RESTART_POLICY, ...options.policy };
+    this.crashes = new CrashTracker(this.policy);
     this.graceMs = options.graceMs ?? 5000;
     this.logger = options.logger.child({ process: spec.name });
   }
@@ -64,9 +66,13 @@ export class SupervisedProcess {
     this.spawnChild();
   }
 
-  /** Stops the current child (SIGTERM, grace, SIGKILL) and starts a fresh one; not counted as a crash. */
+  /**
+   * Stops the current child (SIGTERM, grace, SIGKILL) and starts a fresh one; not counted as a crash. Also revives
+   * a process marked failed, with a clean crash history: a watched file changed, so the fix may be in.
+   */
   async restart(reason: string): Promise<void> {
-    if (this.closing || this.state === 'failed') return;
+    if (this.closing) return;
+    if (this.state === 'failed') this.crashes = new CrashTracker(this.policy);
     this.logger.info({ reason }, `restarting ${this.spec.name}`);
     this.clearTimer();
     this.setState('restarting');
@@ -128,7 +134,7 @@ export class SupervisedProcess {
       this.setState('failed', { exitCode: code, signal });
       this.logger.error(
         { exitCode: code, signal, crashes: decision.crashes },
-        `${this.spec.name} FAILED: it crashed ${decision.crashes} times in a row within the restart window; it will not be restarted (fix it and restart svc)`,
+        `${this.spec.name} FAILED: it crashed ${decision.crashes} times in a row within the restart window; it will not be restarted until a watched file changes or svc restarts`,
       );
       return;
     }
