@@ -296,4 +296,30 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     for (const t of topics) await b.consume(t.queue, async (job) => void done.push(job.id));
     await waitFor(() => done.length === 20, 5_000, '20 jobs drained by the other process');
   });
+
+  maybe('random failures: every job ends completed or dead-lettered exactly once, within max_attempts', async () => {
+    const a = await make({ maxAttempts: 3, backoffMs: 20 }, ['random']);
+    let seed = 7;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const completed: string[] = [];
+    const attempts = new Map<string, number>();
+    await a.consume('random', async (job) => {
+      attempts.set(job.id, (attempts.get(job.id) ?? 0) + 1);
+      if (rand() < 0.4) throw new Error(`unlucky ${job.id}`);
+      completed.push(job.id);
+    });
+    const ids = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => a.enqueue('random', { id: `r${i}`, function_id: 'f', data: i })),
+    );
+    const settled = async () => {
+      const s = await a.topicStats('random');
+      return s.waiting + s.active + s.delayed === 0 && completed.length + s.dead === 150;
+    };
+    await waitFor(settled, 15_000, 'every job to settle');
+    const dead = (await a.listDeadLetters('random', 0, 1000)).messages.map((m) => m.id);
+    const r = checkDeliveries(ids, [...completed, ...dead]);
+    expect([r.lost, r.duplicated, r.unexpected]).toEqual([[], [], []]);
+    expect([...attempts.values()].every((n) => n <= 3)).toBe(true);
+    for (const id of dead) expect(attempts.get(id)).toBe(3);
+  });
 });
