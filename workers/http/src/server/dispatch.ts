@@ -8,6 +8,7 @@
  * 3. the bound function.
  * Errors keep the code and message the executor sent; the stack stays in `stack` for the log.
  */
+import type { LazyAbort } from './lazy-abort.js';
 import type { RouteTarget } from './route-table.js';
 
 export interface InvokeOptions {
@@ -37,9 +38,9 @@ export async function dispatch(
   target: RouteTarget,
   payload: HttpPayloadLike,
   deadline: number,
-  signal: AbortSignal,
+  unwanted: LazyAbort,
 ): Promise<DispatchOutcome> {
-  const ctx: CallContext = { invoker, metadata: target.metadata, deadline, signal };
+  const ctx: CallContext = { invoker, metadata: target.metadata, deadline, unwanted };
   for (const id of target.middlewareFunctionIds) {
     const outcome = await runMiddleware(ctx, id, payload);
     if (outcome) return outcome;
@@ -56,14 +57,22 @@ interface CallContext {
   invoker: Invoker;
   metadata: unknown;
   deadline: number;
-  signal: AbortSignal;
+  unwanted: LazyAbort;
 }
 
 async function call(ctx: CallContext, functionId: string, payload: unknown, during: Stage): Promise<DispatchOutcome> {
   const timeoutMs = ctx.deadline - Date.now();
   if (timeoutMs <= 0) return { kind: 'timeout', during };
   try {
-    const options = { timeoutMs, metadata: ctx.metadata, signal: ctx.signal };
+    const { unwanted, metadata } = ctx;
+    // `signal` is a getter: the controller behind it exists only if the invoker reads it.
+    const options: InvokeOptions = {
+      timeoutMs,
+      metadata,
+      get signal() {
+        return unwanted.signal;
+      },
+    };
     return { kind: 'result', value: await ctx.invoker.invoke(functionId, payload, options) };
   } catch (err) {
     const { code, message, stack } = describeError(err);

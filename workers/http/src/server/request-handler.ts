@@ -16,6 +16,7 @@ import { buildPayload } from './payload.js';
 import { BodyTooLargeError, declaredTooLarge, InvalidJsonError, parseBody, readBody } from './request-body.js';
 import { serializeResult } from './response.js';
 import { describeRoute, type RouteMatch, type RouteTable } from './route-table.js';
+import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
 
 export interface RequestHandlerOptions {
@@ -85,7 +86,7 @@ function reply(ex: Exchange, response: PlainResponse, closeConnection = false): 
 async function admitted(opts: RequestHandlerOptions, ex: Exchange, slot: Slot, match: RouteMatch): Promise<void> {
   const { req, res } = ex;
   // 'finish' = the response was handed to the socket; 'close' = the client went away first.
-  const unwanted = new AbortController();
+  const unwanted = new LazyAbort();
   res.once('finish', slot.release);
   res.once('close', () => {
     slot.release();
@@ -117,7 +118,7 @@ async function admitted(opts: RequestHandlerOptions, ex: Exchange, slot: Slot, m
       headers: req.headers,
       body: body.value,
     });
-    const outcome = await dispatch(opts.invoker, match.target, payload, deadline, unwanted.signal);
+    const outcome = await dispatch(opts.invoker, match.target, payload, deadline, unwanted);
     if (res.headersSent || res.destroyed) return;
     reply(ex, toResponse(opts, match, ex.method, outcome));
   } finally {
