@@ -20,6 +20,7 @@ export class BuiltinQueue {
   private readonly jobs = new Map<string, JobRow>();
   /** Ids completed recently (id → when), oldest first: a producer's retry of a finished job is a no-op. */
   private readonly completed = new Map<string, number>();
+  private readonly inserting = new Map<string, Promise<void>>();
   private handler: JobHandler | null = null;
   private stopped = false;
 
@@ -37,13 +38,22 @@ export class BuiltinQueue {
   /** Adds a job; resolves once it is durable. */
   async add(row: JobRow): Promise<void> {
     this.jobs.set(row.id, row);
+    const insert = this.store.insert(row);
+    this.inserting.set(row.id, insert);
     try {
-      await this.store.insert(row);
+      await insert;
     } catch (err) {
       this.jobs.delete(row.id);
       throw err;
+    } finally {
+      this.inserting.delete(row.id);
     }
     this.pushReady(row);
+  }
+
+  /** For a second enqueue of an id: resolves when the first one is durable (rejects if it failed). */
+  durable(id: string): Promise<void> {
+    return this.inserting.get(id) ?? Promise.resolve();
   }
 
   /** Puts a row loaded from the store back in place (start-up recovery). */

@@ -72,7 +72,10 @@ export class BuiltinQueueAdapter implements QueueBackend {
     if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
     const q = this.queue(queue);
     const id = input.id ?? randomUUID();
-    if (q.has(id)) return id;
+    if (q.has(id)) {
+      await q.durable(id); // the first enqueue of this id may still be on its way to disk
+      return id;
+    }
     const row: JobRow = {
       id,
       queue,
