@@ -33,7 +33,7 @@ export function registerQueueFunctions(
       const id = optStr(o, 'messageReceiptId', f);
       await consumers.ensure(queue);
       const messageReceiptId = await backend.enqueue(queue, {
-        ...(id ? { id } : {}),
+        ...(id ? { id, dedupe: false } : {}), // the engine makes a fresh receipt id per call
         function_id: str(o, 'function_id', f),
         data: o.data ?? null,
         traceparent: optStr(o, 'traceparent', f) ?? null,

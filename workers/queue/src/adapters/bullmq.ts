@@ -116,7 +116,7 @@ export class KvserverAdapter implements QueueBackend {
       removeOnComplete: true,
       removeOnFail: false,
       // A producer's retry with the same id after the job already completed must not run it again.
-      ...(given ? { deduplication: { id: given, ttl: DEDUPE_WINDOW_MS } } : {}),
+      ...(given && input.dedupe !== false ? { deduplication: { id: given, ttl: DEDUPE_WINDOW_MS } } : {}),
     });
     return id;
   }

@@ -34,8 +34,13 @@ export interface JobInput {
   data: unknown;
   traceparent?: string | null;
   baggage?: string | null;
-  /** For topic subscribers: the handler runs only when this function does not return `false`. */
+  /** For topic subscribers: the handler runs only when this function returns a truthy value. */
   condition_function_id?: string | null;
+  /**
+   * Default true: a completed job's id stays remembered for `DEDUPE_WINDOW_MS`. False for ids that are fresh by
+   * construction (the engine's messageReceiptId), where remembering would only cost memory in the backend.
+   */
+  dedupe?: boolean;
 }
 
 /** A job as the handler sees it. */
