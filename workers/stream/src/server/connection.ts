@@ -4,6 +4,7 @@ import { WebSocket, type RawData } from 'ws';
 import { frameTimestamp } from '../clock.js';
 import { parseClientMessage, wrap, type SubscriptionRequest } from '../messages.js';
 import type { FrameSink } from './subscriptions.js';
+import { corkUntilTurnEnds } from './write-batch.js';
 
 export interface ConnectionLimits {
   maxBufferedBytes: number;
@@ -71,6 +72,7 @@ export class ClientConnection implements FrameSink {
       this.drop(CLOSE.tryAgainLater, 'slow consumer: unsent data over the limit');
       return;
     }
+    corkUntilTurnEnds(this.socket);
     this.socket.send(frame, { binary: false });
   }
 
