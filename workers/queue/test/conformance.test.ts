@@ -127,7 +127,7 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     [60, 120, 240].forEach((want, i) => {
       expect(gaps[i]).toBeGreaterThanOrEqual(want - 5);
-      expect(gaps[i]).toBeLessThan(want + 200);
+      expect(gaps[i]).toBeLessThan(want + 1000); // generous: a loaded CI box delays timers, never advances them
     });
     const page = await a.listDeadLetters('flaky', 0, 10);
     expect(page.total).toBe(1);
