@@ -1,0 +1,81 @@
+/**
+ * The client socket limits on the real svc-stream process (RELIABILITY.md scenarios 23–25, 28): oversize frame →
+ * 1009, a client that stops reading is disconnected while others keep receiving, a client that stops answering
+ * pings is dropped, a flood is closed with 1008; the process stays up through all of it.
+ */
+import type { SvcClient } from '@svc/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startEngine, waitFor, type EngineProcess } from '../harness.js';
+import { rawClient, sdkClient, startStream, type StreamProcess } from './stream-helpers.js';
+
+let engine: EngineProcess;
+let stream: StreamProcess;
+let writer: SvcClient;
+
+beforeAll(async () => {
+  engine = await startEngine();
+  stream = await startStream(engine.url, {
+    max_message_bytes: 1024,
+    max_buffered_bytes: 256 * 1024,
+    ping_interval_ms: 300,
+    max_missed_pongs: 2,
+    max_messages_per_second: 50,
+  });
+  writer = await sdkClient(engine.url);
+});
+
+afterAll(async () => {
+  await writer?.shutdown();
+  await stream?.stop();
+  await engine?.stop();
+});
+
+function closed(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => ws.once('close', (code) => resolve(code)));
+}
+
+const set = (group: string, item: string, data: unknown) =>
+  writer.trigger({ function_id: 'stream::set', payload: { stream_name: 'lim', group_id: group, item_id: item, data } });
+
+describe('svc-stream client limits, on the real process', () => {
+  it('closes an oversize frame with 1009 and keeps serving', async () => {
+    const big = await rawClient(stream.url);
+    big.ws.send('x'.repeat(1025));
+    expect(await closed(big.ws)).toBe(1009);
+    const next = await rawClient(stream.url);
+    next.join('s', 'lim', 'after-oversize');
+    await waitFor(() => next.frames.length === 1, 5000, 'a sync after the oversize frame');
+    next.ws.close();
+  });
+
+  it('disconnects a client that stops reading, while a reading client gets every change', async () => {
+    const reader = await rawClient(stream.url);
+    const stalled = await rawClient(stream.url);
+    reader.join('r', 'lim', 'big');
+    stalled.join('s', 'lim', 'big');
+    await waitFor(() => reader.frames.length === 1 && stalled.frames.length === 1, 5000, 'syncs');
+    const stalledClosed = closed(stalled.ws);
+    stalled.ws.pause();
+    const payload = 'x'.repeat(64 * 1024);
+    for (let i = 0; i < 160; i++) await set('big', `i${i % 4}`, { id: `i${i % 4}`, payload }); // 10 MiB
+    await waitFor(() => reader.frames.length === 161, 20_000, 'every change on the reading client');
+    stalled.ws.resume();
+    expect([1013, 1006]).toContain(await stalledClosed);
+    reader.ws.close();
+  });
+
+  it('drops a client that stops answering pings', async () => {
+    const dead = new WebSocket(stream.url, { autoPong: false });
+    dead.on('error', () => undefined);
+    await new Promise((resolve) => dead.once('open', resolve));
+    await closed(dead); // ping every 300 ms, 2 missed
+  });
+
+  it('closes a client that floods messages with 1008', async () => {
+    const flooder = await rawClient(stream.url);
+    for (let i = 0; i < 200; i++) flooder.ws.send('{}');
+    expect(await closed(flooder.ws)).toBe(1008);
+    expect(stream.exited).toBe(false);
+  });
+});
