@@ -48,7 +48,7 @@ export interface Child {
   proc: ChildProcess;
   /** Everything the process wrote so far (stdout and stderr, interleaved; the last 256 KiB). */
   logs(): string;
-  /** Resolves when the output matches `pattern`. */
+  /** Resolves when the output matches `pattern` (default timeout 30 s: spawning is slow on a loaded machine). */
   waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
   /** SIGTERM, then waits for the exit (SIGKILL after `graceMs`, default 10000). Resolves the exit code. */
   stop(graceMs?: number): Promise<number | null>;
@@ -287,7 +287,7 @@ function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv, cwd
       return exited;
     },
     logs: () => output,
-    waitForOutput: (pattern, timeoutMs = 10000) =>
+    waitForOutput: (pattern, timeoutMs = 30_000) =>
       new Promise<void>((resolveWait, reject) => {
         const matches = (): boolean => (typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output));
         if (matches()) return resolveWait();

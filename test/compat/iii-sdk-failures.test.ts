@@ -2,9 +2,12 @@
  * RELIABILITY.md scenarios 1, 2 and 5 with the real iii-sdk@0.22.1: an executor killed with calls in flight, a
  * half-open executor (SIGSTOP) detected by the engine's heartbeat, and replicas sharing calls with fail-over.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const FIXTURE = 'test/compat/fixtures/iii-worker.mjs';
 let engine: EngineProcess;

@@ -2,9 +2,12 @@
  * The real iii-sdk@0.22.1 against our engine (PROTOCOL.md §2–3): sync and void calls, handler errors with their
  * stack, unknown functions, enqueue without a queue provider, and `_caller_worker_id` injection.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, TriggerAction, type IIIClient } from 'iii-sdk';
 import { spawnWorker, startEngine, type Child, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 let executor: Child;

@@ -2,7 +2,7 @@
  * An iii-sdk@0.22.1 worker with telemetry on (its default) opens `/otel` and streams OTLP frames; the engine
  * accepts and drains them (PROTOCOL.md §1.6), and the worker serves calls as usual.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   rawCall,
   spawnWorker,
@@ -12,6 +12,9 @@ import {
   type Child,
   type EngineProcess,
 } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 let worker: Child;

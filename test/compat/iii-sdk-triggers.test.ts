@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
 
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
 const FIXTURE = 'test/compat/fixtures/iii-worker.mjs';
 let engine: EngineProcess;
 let owner: IIIClient;

@@ -3,11 +3,14 @@
  * caller times out or goes away, an executor on our SDK sees its handler's AbortSignal fire (an iii-sdk worker is
  * never sent the extra frame; engine-bad-input covers that on the wire).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker as registerIii, type IIIClient } from 'iii-sdk';
 import { registerWorker, type SvcClient } from '@svc/sdk';
 import pino from 'pino';
 import { spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 let iiiExecutor: Child;

@@ -4,11 +4,14 @@
  * close, the engine stays up, and a healthy iii-sdk pair running calls all along sees no failed call.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
 import { openRaw, type RawClient } from './engine-raw-client.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const MAX_PAYLOAD = 64 * 1024;
 let engine: EngineProcess;

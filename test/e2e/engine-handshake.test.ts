@@ -3,8 +3,11 @@
  * `handshake_timeout_ms`, a header bomb is refused without a crash, and real workers keep connecting meanwhile.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rawCall, startEngine, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 

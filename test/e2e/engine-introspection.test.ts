@@ -3,9 +3,12 @@
  * shapes of engine::functions/workers/triggers/registered-triggers/health, and workers-available /
  * functions-available firing on every change without polling delay.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { startEngine, waitFor, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 let watcher: IIIClient;

@@ -4,9 +4,12 @@
  * the stale connection at once instead of keeping a ghost replica until the heartbeat notices.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { rawCall, startEngine, waitFor, type EngineProcess } from '../harness.js';
+
+// spawns real processes: generous limits for a loaded machine (the assertions carry the real bounds)
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let engine: EngineProcess;
 let proxy: Server;
@@ -58,10 +61,13 @@ describe('reattach', () => {
       };
       return list.workers.filter((w) => w.name === 'reattacher').map((w) => w.id);
     };
-    const [original] = await waitFor(async () => {
-      const ids = await reattachers();
-      return ids.length === 1 ? ids : undefined;
-    }, 3000);
+    const original = (
+      await waitFor(async () => {
+        const ids = await reattachers();
+        return ids.length === 1 ? ids : undefined;
+      }, 3000)
+    )?.[0];
+    expect(original).toBeDefined();
     const stale = pairs[0]!;
     stale.client.unpipe(stale.upstream);
     stale.upstream.unpipe(stale.client);
