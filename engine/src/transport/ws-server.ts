@@ -118,7 +118,11 @@ export class WsServer {
     });
     ws.on('close', () => {
       this.untrack(ws, conn);
-      this.core.detach(worker);
+      try {
+        this.core.detach(worker);
+      } catch (err) {
+        this.options.logger.error({ err, workerId: worker.id }, 'failed to clean up after a worker');
+      }
     });
   }
 
