@@ -36,6 +36,10 @@ beforeAll(async () => {
     received.push(payload);
     return null;
   });
+  worker.registerFunction(`qe2e::trace`, (payload: Record<string, unknown>, ctx) => {
+    received.push({ ...payload, traceparent: ctx.traceparent });
+    return null;
+  });
   worker.registerFunction(`qe2e::only-even`, (payload: { n: number }) => payload.n % 2 === 0);
   await worker.ready();
   caller = client(engine.url, 'queue-e2e-caller');
@@ -79,6 +83,18 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     } finally {
       await iii.shutdown();
     }
+  });
+
+  it("carries the caller's trace into the queued call", async () => {
+    const traceId = randomUUID().replace(/-/g, '');
+    await caller.trigger({
+      function_id: 'qe2e::trace',
+      payload: { tag: 'traced' },
+      action: TriggerAction.Enqueue({ queue: Q }),
+      traceparent: `00-${traceId}-${'b'.repeat(16)}-01`,
+    });
+    const got = await waitFor(() => received.find((p) => p.tag === 'traced'), 5000, 'the traced call');
+    expect(String(got?.traceparent)).toContain(traceId);
   });
 
   it('retries a failing function with backoff and succeeds on a later attempt', async () => {
