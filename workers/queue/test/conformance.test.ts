@@ -322,4 +322,32 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     expect([...attempts.values()].every((n) => n <= 3)).toBe(true);
     for (const id of dead) expect(attempts.get(id)).toBe(3);
   });
+
+  maybe(
+    'a job that takes its worker down on every attempt ends in dead letters',
+    async (skip) => {
+      if (!kind.durable) skip('in_memory: nothing outlives the process');
+      const first = await make({ maxAttempts: 2 }, ['killer']);
+      await first.enqueue('killer', { id: 'killer', function_id: 'f', data: null });
+      await first.close(10);
+      // Each round: a fresh "process" picks the job up and dies (is closed) mid-attempt.
+      for (let round = 0; round < 6; round++) {
+        const a = await make({ maxAttempts: 2 });
+        if ((await a.topicStats('killer')).dead === 1) return;
+        let started = false;
+        await a.consume('killer', async () => {
+          started = true;
+          await new Promise(() => undefined);
+        });
+        await waitFor(
+          async () => started || (await a.topicStats('killer')).dead === 1,
+          8_000,
+          'the job to start or be dead-lettered',
+        );
+        await a.close(10);
+      }
+      throw new Error('the job never reached dead letters');
+    },
+    60_000,
+  );
 });

@@ -214,6 +214,12 @@ export class BrokerAdapter implements QueueBackend {
   ): Promise<void> {
     const headers = msg.properties.headers ?? {};
     const attempt = Number(headers[H_ATTEMPTS] ?? 0) + 1;
+    if (msg.fields.redelivered) {
+      // A consumer took this message and went away without acking it: that delivery counts as an attempt, so a
+      // message that kills its consumer every time still ends in dead letters instead of looping forever.
+      const stalled = { code: 'job_stalled', message: 'the consumer stopped during an attempt' };
+      return this.failed(ch, names, s, msg, attempt, stalled);
+    }
     const payload = parsePayload(msg.content);
     this.inFlight.set(queue, (this.inFlight.get(queue) ?? 0) + 1);
     const abort = new AbortController();
