@@ -1,8 +1,13 @@
 /** Shared by the svc-state end-to-end tests: start svc-state as a real process, connect clients, arm triggers. */
 import pino from 'pino';
 import { randomUUID } from 'node:crypto';
+import { vi } from 'vitest';
 import { registerWorker, type SvcClient } from '@svc/sdk';
 import { spawnWorker, waitFor, waitForFunction, type Child } from '../harness.js';
+
+// These tests start engines and svc-state processes; on a loaded 2-core machine a start can take seconds. The limits
+// are for hangs, never for speed (no assertion depends on them).
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 export const STATE_MAIN = 'workers/state/dist/main.js';
 export const MEMORY_ADAPTER = { class: 'modules::state::adapters::KvStore', config: { store_method: 'in_memory' } };
@@ -27,12 +32,12 @@ export async function startState(engineUrl: string, config: Record<string, unkno
     SVC_LOG_LEVEL: 'info',
   });
   await Promise.race([
-    child.waitForOutput('"svc-state started"', 15_000),
+    child.waitForOutput('"svc-state started"', 30_000),
     child.exit.then((code) => {
       throw new Error(`svc-state exited with ${code}:\n${child.logs()}`);
     }),
   ]);
-  await waitForFunction(engineUrl, 'state::list_groups', 10_000);
+  await waitForFunction(engineUrl, 'state::list_groups', 20_000);
   return child;
 }
 
@@ -78,7 +83,7 @@ export async function armTrigger(
       await new Promise((resolve) => setTimeout(resolve, 50));
       return events.length >= probes;
     },
-    10_000,
+    20_000,
     'state trigger to be live',
   );
   await client.trigger({ function_id: 'state::delete', payload: { scope: config.scope, key } });
