@@ -37,15 +37,14 @@ await runCapabilityWorker({
           : {}),
         authorizeJoin: (event) => triggers.authorizeJoin(event),
         notifyLeave: (event) => triggers.notifyLeave(event),
-        snapshot: async (request) =>
-          request.id === null
-            ? store.list(request.streamName, request.groupId)
-            : ((await store.get({ stream_name: request.streamName, group_id: request.groupId, item_id: request.id })) ??
-              null),
+        snapshot: (request) => store.snapshot(request),
       },
       logger,
     );
-    const port = await server.start();
+    const port = await server.start().catch(async (error: unknown) => {
+      await adapter.close();
+      throw error;
+    });
     logger.info({ port, host: config.host, adapter: adapter.name }, 'stream client socket listening');
     return {
       async close() {

@@ -1,6 +1,6 @@
 import type { StreamAdapter, UpdateResult } from './adapters/types.js';
 import type { CustomStreams } from './custom-streams.js';
-import { wrap, type StreamWrapperMessage } from './messages.js';
+import { wrap, type StreamWrapperMessage, type SubscriptionRequest } from './messages.js';
 import { applyUpdateOps, type UpdateOp } from './update-ops.js';
 
 export interface ItemKey {
@@ -84,6 +84,13 @@ export class StreamStore {
     const type = old_value === null ? 'create' : 'update';
     const message = await this.publish(wrap(key.stream_name, key.group_id, key.item_id, { type, data: new_value }));
     return { old_value, new_value, errors, message };
+  }
+
+  /** The `sync` data of a subscription: the group's items, or the item (null when missing). */
+  async snapshot(request: SubscriptionRequest): Promise<unknown> {
+    if (request.id === null) return this.list(request.streamName, request.groupId);
+    const item = await this.get({ stream_name: request.streamName, group_id: request.groupId, item_id: request.id });
+    return item ?? null;
   }
 
   async publish(message: StreamWrapperMessage): Promise<StreamWrapperMessage> {
