@@ -50,6 +50,8 @@ export class WsTransport implements ClientTransport {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastInbound = 0;
+  /** A frame arrived since the last heartbeat tick. */
+  private inbound = false;
   private lastPing = 0;
   private lastEnginePing = 0;
   private lastError: string | undefined;
@@ -141,7 +143,7 @@ export class WsTransport implements ClientTransport {
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
-    this.lastInbound = Date.now();
+    this.inbound = true; // the heartbeat tick turns this into a timestamp: no clock read per frame
     const text = typeof data === 'string' ? data : rawToString(data);
     const decoded = decodeFrame(text);
     if (!decoded.ok) {
@@ -190,6 +192,10 @@ export class WsTransport implements ClientTransport {
     const tick = Math.max(10, Math.min(HEARTBEAT_TICK_MS, this.pingIntervalMs / 4, this.idleTimeoutMs / 4));
     this.heartbeatTimer = setInterval(() => {
       const now = Date.now();
+      if (this.inbound) {
+        this.inbound = false;
+        this.lastInbound = now;
+      }
       if (now - this.lastInbound > this.effectiveIdleMs) {
         this.options.logger?.warn({ idleMs: now - this.lastInbound }, 'engine connection idle; reconnecting');
         ws.terminate();
