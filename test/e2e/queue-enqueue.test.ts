@@ -37,7 +37,7 @@ beforeAll(async () => {
     return null;
   });
   worker.registerFunction(`qe2e::trace`, (payload: Record<string, unknown>, ctx) => {
-    received.push({ ...payload, traceparent: ctx.traceparent });
+    received.push({ ...payload, traceparent: ctx.traceparent, metadata: ctx.metadata });
     return null;
   });
   worker.registerFunction(`qe2e::only-even`, (payload: { n: number }) => payload.n % 2 === 0);
@@ -85,9 +85,9 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     }
   });
 
-  it("carries the caller's trace into the queued call", async () => {
+  it("carries the caller's trace and the job's identity into the queued call", async () => {
     const traceId = randomUUID().replace(/-/g, '');
-    await caller.trigger({
+    const r = await caller.trigger<{ messageReceiptId: string }>({
       function_id: 'qe2e::trace',
       payload: { tag: 'traced' },
       action: TriggerAction.Enqueue({ queue: Q }),
@@ -95,6 +95,8 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     });
     const got = await waitFor(() => received.find((p) => p.tag === 'traced'), 5000, 'the traced call');
     expect(String(got?.traceparent)).toContain(traceId);
+    // the job's identity rides along as invocation metadata, for idempotent handlers
+    expect(got?.metadata).toEqual({ queue: Q, messageReceiptId: r.messageReceiptId, attempt: 1, maxAttempts: 3 });
   });
 
   it('retries a failing function with backoff and succeeds on a later attempt', async () => {
