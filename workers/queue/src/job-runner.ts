@@ -6,9 +6,24 @@
  * idempotent: `{ queue, messageReceiptId, attempt, maxAttempts }`.
  */
 import type { SvcClient } from '@svc/sdk';
+import type { Logger } from 'pino';
 import type { Job } from './adapters/types.js';
 
-export function createJobRunner(client: SvcClient, timeoutMs: number) {
+export function createJobRunner(client: SvcClient, timeoutMs: number, logger: Logger) {
+  const run = runOnce(client, timeoutMs);
+  return async (job: Job): Promise<void> => {
+    try {
+      await run(job);
+    } catch (err) {
+      const where = { queue: job.queue, id: job.id, function_id: job.function_id, attempt: job.attempt, err };
+      if (job.attempt >= job.maxAttempts) logger.warn(where, 'job failed its last attempt; moved to dead letters');
+      else logger.debug(where, 'job attempt failed; will retry');
+      throw err;
+    }
+  };
+}
+
+function runOnce(client: SvcClient, timeoutMs: number) {
   return async (job: Job): Promise<void> => {
     const metadata = { queue: job.queue, messageReceiptId: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts };
     const options = {

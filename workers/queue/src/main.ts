@@ -18,7 +18,7 @@ await runCapabilityWorker({
   async start(client, logger) {
     const backend = createBackend(config, logger);
     await backend.start();
-    const consumers = new Consumers(backend, createJobRunner(client, config.job_timeout_ms), logger);
+    const consumers = new Consumers(backend, createJobRunner(client, config.job_timeout_ms, logger), logger);
     const subs = new Subscriptions();
     registerQueueFunctions(client, backend, consumers, subs);
     registerQueueTriggerTypes(client, subs, consumers);
