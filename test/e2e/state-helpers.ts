@@ -1,6 +1,10 @@
 /** Shared by the svc-state end-to-end tests: start svc-state as a real process, connect clients, arm triggers. */
 import pino from 'pino';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { vi } from 'vitest';
 import { registerWorker, type SvcClient } from '@svc/sdk';
 import { spawnWorker, waitFor, waitForFunction, type Child } from '../harness.js';
@@ -109,4 +113,59 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
  */
 export function hasCode(err: { code: string; message: string }, code: string): boolean {
   return err.code === code || (err.code === 'invocation_failed' && err.message.includes(`${code}: `));
+}
+
+export interface E2eStore {
+  name: string;
+  /** The `adapter` entry of svc-state's config. */
+  adapter: Record<string, unknown>;
+  /** True when the store's service is not reachable (Redis not running): its suite is skipped. */
+  skip: boolean;
+  cleanup(): Promise<void>;
+}
+
+/** The stores the function and trigger suites run against: memory, a fresh file, and Redis under a fresh prefix. */
+export async function e2eStores(): Promise<E2eStore[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-state-e2e-'));
+  const prefix = `svc-e2e:${randomUUID()}:`;
+  return [
+    { name: 'memory', adapter: MEMORY_ADAPTER, skip: false, cleanup: async () => undefined },
+    {
+      name: 'file',
+      adapter: fileAdapter(join(dir, 'state.db')),
+      skip: false,
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    },
+    {
+      name: 'redis',
+      adapter: redisAdapter(prefix),
+      skip: !(await redisUp()),
+      cleanup: () => deleteRedisPrefix(prefix),
+    },
+  ];
+}
+
+export async function redisUp(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  probe.on('error', () => undefined);
+  const up = await probe.connect().then(
+    () => true,
+    () => false,
+  );
+  probe.disconnect();
+  return up;
+}
+
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } catch {
+    // Redis is gone: nothing to clean.
+  } finally {
+    redis.disconnect();
+  }
 }

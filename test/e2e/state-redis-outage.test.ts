@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcClient } from '@svc/sdk';
@@ -38,6 +39,17 @@ function startRedis(): ChildProcess {
   );
 }
 
+function portAnswers(portNumber: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(portNumber, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function killRedis(): Promise<void> {
   const proc = redis;
   if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
@@ -56,7 +68,8 @@ describe.skipIf(!haveRedisServer)('svc-state when Redis goes away', () => {
       class: 'modules::state::adapters::KvserverAdapter',
       config: { kvserver_url: `redis://127.0.0.1:${port}`, key_prefix: 'outage:' },
     };
-    state = await waitFor(() => startState(engine.url, { adapter }).catch(() => undefined), 15_000, 'svc-state');
+    await waitFor(() => portAnswers(port), 15_000, 'the private redis-server');
+    state = await startState(engine.url, { adapter });
     client = await sdkClient(engine.url);
   });
 
