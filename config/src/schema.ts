@@ -83,7 +83,34 @@ const engineShape = {
   log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 };
 
-const configObject = z.object({ ...engineShape, modules: z.array(moduleEntrySchema) }).strict();
+const configObject = z
+  .object({ ...engineShape, modules: z.array(moduleEntrySchema) })
+  .strict()
+  .superRefine(checkPortConflicts);
+
+/** Two listeners of one svc on the same TCP port would fail at start-up with EADDRINUSE; say so up front. */
+function checkPortConflicts(
+  config: { port: number; modules: { config: unknown }[] },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const taken = new Map<number, string>();
+  if (config.port !== 0) taken.set(config.port, 'port (the engine)');
+  config.modules.forEach((entry, index) => {
+    const port = (entry.config as { port?: unknown }).port;
+    if (typeof port !== 'number' || port === 0) return;
+    const path = `modules[${index}].config.port`;
+    const other = taken.get(port);
+    if (other) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['modules', index, 'config', 'port'],
+        message: `port ${port} is already used by ${other}; give each listener its own port`,
+      });
+    } else {
+      taken.set(port, path);
+    }
+  });
+}
 
 /** `workers:` is accepted as another name for `modules:` (never both). */
 function normaliseTopLevel(value: unknown, ctx: z.core.$RefinementCtx): unknown {

@@ -101,6 +101,18 @@ describe('config validation: every bad input names the path, the value and what 
       'modules[0].config.alerts[0].operator',
       '=>',
     ],
+    [
+      'two listeners on one port',
+      'port: 3111\nmodules:\n  - name: svc-http\n    config: { port: 3111 }',
+      'modules[0].config.port',
+      'port 3111 is already used by port (the engine)',
+    ],
+    [
+      'http and stream on one port',
+      'modules:\n  - name: svc-http\n    config: { port: 4000 }\n  - name: svc-stream\n    config: { port: 4000, adapter: { class: modules::stream::adapters::KvStore, config: { store_method: in_memory } } }',
+      'modules[1].config.port',
+      'already used by modules[0].config.port',
+    ],
     ['duplicate key', 'port: 1\nport: 2\nmodules: []', '', 'not valid YAML'],
     ['broken YAML', 'modules: [', '', 'not valid YAML'],
   ])('%s', (_name, yaml, path, expected) => {
