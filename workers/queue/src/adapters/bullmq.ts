@@ -125,7 +125,9 @@ export class KvserverAdapter implements QueueBackend {
     if (this.workers.has(queue) || this.closing) return;
     const s = this.settings(queue);
     const q = await this.queue(queue);
+    // fifo is one job at a time across every process; the setting lives in Redis, so clear it when not fifo.
     if (s.mode === 'fifo') await q.setGlobalConcurrency(1);
+    else await q.removeGlobalConcurrency();
     const worker = new Worker<Payload>(
       encodeName(queue),
       async (job, _token, signal) => {
