@@ -29,8 +29,8 @@ const completed: string[] = [];
 beforeAll(async () => {
   engine = await startEngine();
   worker = client(engine.url, 'queue-crash-worker');
-  worker.registerFunction('qcrash::job', async (p: { seq: string }) => {
-    await new Promise((r) => setTimeout(r, 1));
+  worker.registerFunction('qcrash::job', async (p: { seq: string; ms?: number }) => {
+    await new Promise((r) => setTimeout(r, p.ms ?? 1));
     completed.push(p.seq);
   });
   caller = client(engine.url, 'queue-crash-producer');
@@ -106,5 +106,28 @@ describe('svc-queue file store: kill -9 under load', () => {
     // Liveness: the run did something, and the restarted process took enqueues.
     expect(acked.length).toBeGreaterThan(TOTAL * 0.9);
     expect(afterRestart.ok / Math.max(1, afterRestart.ok + afterRestart.failed)).toBeGreaterThanOrEqual(0.95);
+  }, 60_000);
+
+  it('SIGTERM mid-load exits 0, and a restart finishes every acknowledged job', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-queue-term-'));
+    const config = { adapter: builtinFile(dir, { concurrency: CONCURRENCY, backoff_ms: 50 }) };
+    const queueName = `term-${randomUUID().slice(0, 8)}`;
+    const first = await startedQueue(engine.url, config);
+    children.push(first);
+    completed.length = 0;
+    const acked: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      await caller.trigger({
+        function_id: 'qcrash::job',
+        payload: { seq: `t${i}`, ms: 50 }, // slow enough that most jobs are still queued at the SIGTERM
+        action: TriggerAction.Enqueue({ queue: queueName }),
+      });
+      acked.push(`t${i}`);
+    }
+    expect(completed.length).toBeLessThan(100);
+    expect(await first.stop()).toBe(0);
+    children.push(await startedQueue(engine.url, config));
+    await waitFor(() => acked.every((s) => completed.includes(s)), 20_000, 'every acknowledged job to run');
+    expect(checkDeliveries(acked, completed).lost).toEqual([]);
   }, 60_000);
 });
