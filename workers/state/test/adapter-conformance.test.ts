@@ -123,6 +123,7 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     await expect(store.set('s', 'k', 1)).rejects.toMatchObject({ code: 'adapter_closed' });
   });
 
+  // Not for memory: by design it keeps nothing once closed.
   it.skipIf(skip || kind === memoryStore)('data survives close and reopen', async () => {
     await store.set('s', 'k', { kept: true });
     await store.close();
