@@ -58,7 +58,7 @@ describe('executor failures', () => {
     const next = Date.now();
     const err = await caller.trigger({ function_id: 'k9::slow', payload: { ms: 1 } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'function_not_found' });
-    expect(Date.now() - next).toBeLessThan(500);
+    expect(Date.now() - next).toBeLessThan(1000); // one round trip: the registry forgot the function at once
   });
 
   it('a half-open executor (SIGSTOP) is detected by the heartbeat; its calls stop; it comes back after SIGCONT', async () => {
