@@ -12,6 +12,7 @@ import {
   freePort,
   rawCall,
   spawnWorker,
+  startEngine,
   waitFor,
   waitForEngine,
   waitForFunction,
@@ -84,6 +85,16 @@ describe('svc with the embedded default config', () => {
     const code = await svc.stop(8000);
     svc = undefined;
     expect(code).toBe(0);
+  });
+});
+
+describe('svc stops cleanly', () => {
+  it('on SIGINT (Ctrl-C) as on SIGTERM: exit 0', async () => {
+    const engine = await startEngine();
+    engine.proc.kill('SIGINT');
+    expect(await engine.exit).toBe(0);
+    expect(engine.logs()).toContain('svc stopped');
+    await engine.stop();
   });
 });
 
