@@ -350,4 +350,15 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
     },
     60_000,
   );
+
+  maybe(
+    'a second process on the same store file is refused (the builtin store belongs to one process)',
+    async (skip) => {
+      if (kind.name !== 'builtin file_based') skip('only the builtin file store is owned by a single process');
+      const a = await make({}, ['owned']);
+      await a.enqueue('owned', { function_id: 'f', data: 1 });
+      const b = kind.make(ns, {});
+      await expect(b.start()).rejects.toMatchObject({ code: 'queue_store_locked' });
+    },
+  );
 });

@@ -32,6 +32,16 @@ export class StoreFailedError extends Error {
   readonly code = 'queue_store_failed';
 }
 
+export class StoreLockedError extends Error {
+  readonly code = 'queue_store_locked';
+  constructor(file: string) {
+    super(
+      `${file} is in use by another svc-queue process; give each process its own file_path ` +
+        '(or share work through the KvserverAdapter or BrokerAdapter)',
+    );
+  }
+}
+
 export class FileJobStore implements JobStore {
   private readonly db: Database.Database;
   private ops: Op[] = [];
@@ -45,9 +55,20 @@ export class FileJobStore implements JobStore {
   /** `dir` is the `file_path` directory; the database is `<dir>/queue.db`. */
   constructor(dir: string, checkpointMs: number) {
     fs.mkdirSync(dir, { recursive: true });
-    this.db = new Database(path.join(dir, 'queue.db'));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    const file = path.join(dir, 'queue.db');
+    this.db = new Database(file, { timeout: 0 });
+    // One process owns the file: a second svc-queue on the same file_path would run every job twice. The exclusive
+    // lock is taken by the first write below and held until close (and the OS drops it if the process dies).
+    this.db.pragma('locking_mode = EXCLUSIVE');
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.exec('BEGIN EXCLUSIVE; COMMIT;');
+    } catch (err) {
+      this.db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreLockedError(file);
+      throw err;
+    }
     this.db.exec(SCHEMA);
     this.stmts = {
       insert: this.db.prepare(
