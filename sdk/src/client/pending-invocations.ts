@@ -1,8 +1,7 @@
 /**
  * Calls this client made that await an `invocationresult`, keyed by invocation id. Each has a client-side
- * deadline (also sent to the engine as `timeout_ms`); a late result for a timed-out id is ignored. The per-call
- * timer uses a shared bound method with the id as argument, so a call costs one promise and one timer, not extra
- * closures.
+ * deadline (also sent to the engine as `timeout_ms`); a late result for a timed-out id is ignored. Deadlines
+ * share one timer per timeout value (deadlines.ts), so a call costs one promise and one small entry.
  *
  * A call is either `sent` (on a connection) or still queued. When a connection drops, the engine stops every
  * invocation that connection started, so sent calls can never be answered: they fail at once
@@ -10,22 +9,25 @@
  */
 import { InvocationError, toInvocationError } from '../errors.js';
 import type { InvocationResult } from '../protocol.js';
+import { Deadlines, type DeadlineEntry } from './deadlines.js';
 
-interface Pending {
+interface Pending extends DeadlineEntry {
   functionId: string;
   timeoutMs: number;
   resolve(value: unknown): void;
   reject(error: Error): void;
-  timer: NodeJS.Timeout;
   sent: boolean;
 }
 
 export class PendingInvocations {
   private readonly pending = new Map<string, Pending>();
-  private readonly onTimeout = (id: string): void => {
+  private readonly deadlines = new Deadlines((id) => this.onTimeout(id));
+
+  private onTimeout(id: string): void {
     const p = this.pending.get(id);
     if (p === undefined) return;
     this.pending.delete(id);
+    this.deadlines.remove(p);
     p.reject(
       new InvocationError({
         code: 'TIMEOUT',
@@ -33,7 +35,7 @@ export class PendingInvocations {
         function_id: p.functionId,
       }),
     );
-  };
+  }
 
   get size(): number {
     return this.pending.size;
@@ -45,8 +47,20 @@ export class PendingInvocations {
 
   add<T>(id: string, functionId: string, timeoutMs: number, sent: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(this.onTimeout, timeoutMs, id);
-      this.pending.set(id, { functionId, timeoutMs, resolve: resolve as (v: unknown) => void, reject, timer, sent });
+      const p: Pending = {
+        id,
+        functionId,
+        timeoutMs,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        sent,
+        deadline: 0,
+        prev: undefined,
+        next: undefined,
+        list: undefined,
+      };
+      this.pending.set(id, p);
+      this.deadlines.add(p, timeoutMs);
     });
   }
 
@@ -61,7 +75,7 @@ export class PendingInvocations {
     for (const [id, p] of this.pending) {
       if (!p.sent) continue;
       this.pending.delete(id);
-      clearTimeout(p.timer);
+      this.deadlines.remove(p);
       p.reject(makeError(p.functionId));
     }
   }
@@ -73,12 +87,12 @@ export class PendingInvocations {
     if (result.error && result.error.code === 'invocation_timeout') {
       // The engine enforced the deadline this client sent as `timeout_ms`: the same event as our own timer, so
       // the caller sees the same `TIMEOUT` whichever side noticed first.
-      clearTimeout(p.timer);
+      this.deadlines.remove(p);
       this.onTimeout(result.invocation_id);
       return;
     }
     this.pending.delete(result.invocation_id);
-    clearTimeout(p.timer);
+    this.deadlines.remove(p);
     if (result.error) p.reject(toInvocationError(result.error, p.functionId));
     else p.resolve(result.result);
   }
@@ -88,7 +102,7 @@ export class PendingInvocations {
     const p = this.pending.get(id);
     if (p === undefined) return;
     this.pending.delete(id);
-    clearTimeout(p.timer);
+    this.deadlines.remove(p);
     p.reject(error);
   }
 
@@ -96,7 +110,7 @@ export class PendingInvocations {
   rejectAll(makeError: (functionId: string) => Error): void {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
-      clearTimeout(p.timer);
+      this.deadlines.remove(p);
       p.reject(makeError(p.functionId));
     }
   }
