@@ -70,6 +70,7 @@ export class FileJobStore implements JobStore {
       throw err;
     }
     this.db.exec(SCHEMA);
+    syncDir(dir); // the database and WAL files just created must survive a crash as directory entries too
     this.stmts = {
       insert: this.db.prepare(
         'INSERT OR IGNORE INTO jobs (id, queue, seq, state, attempts, run_at, payload, last_error, enqueued_at, failed_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
@@ -146,6 +147,15 @@ export class FileJobStore implements JobStore {
     } catch {
       // A failed checkpoint leaves the WAL in place; the data is still durable there.
     }
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
