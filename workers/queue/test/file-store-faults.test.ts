@@ -72,4 +72,30 @@ describe('builtin file store on a full disk', () => {
     expect(acked.filter((id) => !seen.includes(id))).toEqual([]);
     await b.close(100);
   });
+
+  it('refuses a damaged store file with a clear error instead of trusting it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-queue-corrupt-'));
+    const make = () =>
+      new BuiltinQueueAdapter({
+        max_attempts: 3,
+        backoff_ms: 50,
+        concurrency: 10,
+        poll_interval_ms: 100,
+        mode: 'concurrent',
+        store_method: 'file_based',
+        file_path: dir,
+        save_interval_ms: 60_000,
+      });
+    const a = make();
+    await a.start();
+    for (let i = 0; i < 300; i++) await a.enqueue('q', { function_id: 'f', data: { pad: 'y'.repeat(200), i } });
+    await a.close(100);
+    const file = path.join(dir, 'queue.db');
+    const size = fs.statSync(file).size;
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(size - 8192, 0xa5), 0, size - 8192, 4096); // every page after the first
+    fs.closeSync(fd);
+    await expect(make().start()).rejects.toMatchObject({ code: 'queue_store_corrupt' });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

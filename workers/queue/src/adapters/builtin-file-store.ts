@@ -66,10 +66,13 @@ export class FileJobStore implements JobStore {
       this.db.exec('BEGIN EXCLUSIVE; COMMIT;');
     } catch (err) {
       this.db.close();
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreLockedError(file);
+      const code = (err as { code?: string }).code;
+      if (code === 'SQLITE_BUSY') throw new StoreLockedError(file);
+      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw corrupt(file, (err as Error).message);
       throw err;
     }
     this.db.exec(SCHEMA);
+    this.verify(file);
     syncDir(dir); // the database and WAL files just created must survive a crash as directory entries too
     this.stmts = {
       insert: this.db.prepare(
@@ -80,6 +83,14 @@ export class FileJobStore implements JobStore {
     };
     this.checkpointTimer = setInterval(() => this.checkpoint(), Math.max(100, checkpointMs));
     this.checkpointTimer.unref();
+  }
+
+  /** Refuses a damaged file instead of trusting it (and silently losing or replaying jobs). */
+  private verify(file: string): void {
+    const result = this.db.pragma('quick_check', { simple: true });
+    if (result === 'ok') return;
+    this.db.close();
+    throw corrupt(file, String(result));
   }
 
   load(): Promise<JobRow[]> {
@@ -148,6 +159,11 @@ export class FileJobStore implements JobStore {
       // A failed checkpoint leaves the WAL in place; the data is still durable there.
     }
   }
+}
+
+function corrupt(file: string, detail: string): Error {
+  const message = `${file} is damaged (${detail}); move it aside and restore a copy, or start with an empty directory`;
+  return Object.assign(new Error(message), { code: 'queue_store_corrupt' });
 }
 
 function syncDir(dir: string): void {
