@@ -95,7 +95,10 @@ describe('builtin file store on a full disk', () => {
     const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, Buffer.alloc(size - 8192, 0xa5), 0, size - 8192, 4096); // every page after the first
     fs.closeSync(fd);
-    await expect(make().start()).rejects.toMatchObject({ code: 'queue_store_corrupt' });
+    await expect(make().start()).rejects.toMatchObject({
+      code: 'queue_store_failed',
+      message: expect.stringMatching(/is damaged/),
+    });
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -163,7 +163,7 @@ export class FileJobStore implements JobStore {
 
 function corrupt(file: string, detail: string): Error {
   const message = `${file} is damaged (${detail}); move it aside and restore a copy, or start with an empty directory`;
-  return Object.assign(new Error(message), { code: 'queue_store_corrupt' });
+  return Object.assign(new Error(message), { code: 'queue_store_failed' });
 }
 
 function syncDir(dir: string): void {
