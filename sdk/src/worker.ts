@@ -20,7 +20,7 @@ export function createClient(transport: ClientTransport, options: WorkerOptions 
 
 /** Connects a worker to the engine at `url` (default: env `SVC_URL`, else `ws://localhost:49134`). */
 export function registerWorker(
-  url: string = process.env.SVC_URL ?? DEFAULT_ENGINE_URL,
+  url: string = process.env.SVC_URL || DEFAULT_ENGINE_URL, // an empty SVC_URL counts as unset
   options: WorkerOptions = {},
 ): SvcClient {
   const workerName = options.workerName ?? defaultWorkerName();

@@ -114,6 +114,16 @@ describe('registration replay', () => {
     await expect(kept).rejects.toMatchObject({ code: 'client_shutdown' });
   });
 
+  it('refuses a call the engine could not accept, with a reason, instead of hanging', async () => {
+    const client = createClient(new RecordingTransport(), { logger });
+    await expect(client.trigger({ function_id: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(client.trigger({ function_id: 'x::y', timeoutMs: 0 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'INVALID_ARGUMENTS: trigger(): timeoutMs must be a positive number',
+    });
+    await client.shutdown();
+  });
+
   it('refuses an empty or duplicate function id', async () => {
     const client = createClient(new RecordingTransport(), { logger });
     expect(() => client.registerFunction('', () => 1)).toThrow('id is required');

@@ -18,10 +18,12 @@ export class OutgoingCalls {
   ) {}
 
   call<T>(request: TriggerRequest): Promise<T> {
+    const invalid = invalidRequest(request);
+    if (invalid !== undefined) return Promise.reject(invalid);
     const action = request.action ?? undefined;
     if (action !== undefined && action.type === 'void') return this.fireAndForget(request);
     const invocationId = randomUUID();
-    const timeoutMs = request.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutMs = Math.min(request.timeoutMs ?? this.defaultTimeoutMs, MAX_TIMEOUT_MS);
     const frame: InvokeFunction = {
       type: 'invokefunction',
       invocation_id: invocationId,
@@ -60,6 +62,26 @@ export class OutgoingCalls {
     }
     return Promise.resolve(undefined as T);
   }
+}
+
+/** Node timers cannot wait longer (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** A request the engine would refuse as a malformed frame: refuse it here, with a reason, instead of hanging. */
+function invalidRequest(request: TriggerRequest): InvocationError | undefined {
+  const functionId: unknown = request.function_id;
+  let problem: string | undefined;
+  if (typeof functionId !== 'string' || functionId.length === 0) problem = 'function_id must be a non-empty string';
+  else if (request.timeoutMs !== undefined && !(request.timeoutMs > 0)) problem = 'timeoutMs must be a positive number';
+  else if (request.action?.type === 'enqueue' && typeof request.action.queue !== 'string') {
+    problem = 'TriggerAction.Enqueue needs a queue name';
+  }
+  if (problem === undefined) return undefined;
+  return new InvocationError({
+    code: 'INVALID_ARGUMENTS',
+    message: `trigger(): ${problem}`,
+    ...(typeof functionId === 'string' ? { function_id: functionId } : {}),
+  });
 }
 
 function serializationError(functionId: string, err: unknown): InvocationError {
