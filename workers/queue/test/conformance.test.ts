@@ -361,4 +361,20 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
       await expect(b.start()).rejects.toMatchObject({ code: 'queue_store_locked' });
     },
   );
+
+  maybe('ids are opaque strings: integer-like and colon-laden ids come back unchanged', async () => {
+    const a = await make({ maxAttempts: 1 }, ['ids']);
+    const seen: string[] = [];
+    await a.consume('ids', async (job) => {
+      seen.push(job.id);
+      if (job.id === 'bad::1:2') throw new Error('refused');
+    });
+    for (const id of ['42', 'orders::create:7', 'bad::1:2']) {
+      expect(await a.enqueue('ids', { id, function_id: 'f', data: null })).toBe(id);
+    }
+    await waitFor(async () => (await a.topicStats('ids')).dead === 1, 5_000, 'the dead letter');
+    expect(seen.sort()).toEqual(['42', 'bad::1:2', 'orders::create:7']);
+    expect((await a.listDeadLetters('ids', 0, 10)).messages.map((m) => m.id)).toEqual(['bad::1:2']);
+    expect(await a.discardMessage('ids', 'bad::1:2')).toBe(true);
+  });
 });

@@ -47,6 +47,20 @@ interface Payload {
 /** BullMQ reserves `:` in queue names; function ids (`orders::create`) are common queue names. */
 const encodeName = (queue: string): string => encodeURIComponent(queue);
 
+/**
+ * Job ids are the producer's opaque strings, but BullMQ refuses custom ids that look like integers or contain `:`.
+ * Stored as `~` + the URI-encoded id; read back through `fromJobId`.
+ */
+const toJobId = (id: string): string => `~${encodeURIComponent(id)}`;
+const fromJobId = (jobId: string | undefined): string => {
+  if (!jobId?.startsWith('~')) return jobId ?? '';
+  try {
+    return decodeURIComponent(jobId.slice(1));
+  } catch {
+    return jobId;
+  }
+};
+
 export class KvserverAdapter implements QueueBackend {
   readonly name = 'KvserverAdapter';
   private redis: Redis | null = null;
@@ -110,13 +124,13 @@ export class KvserverAdapter implements QueueBackend {
       condition_function_id: input.condition_function_id ?? null,
     };
     await q.add(input.function_id, payload, {
-      jobId: id,
+      jobId: toJobId(id),
       attempts: s.maxAttempts,
       backoff: { type: 'exponential', delay: s.backoffMs },
       removeOnComplete: true,
       removeOnFail: false,
       // A producer's retry with the same id after the job already completed must not run it again.
-      ...(given && input.dedupe !== false ? { deduplication: { id: given, ttl: DEDUPE_WINDOW_MS } } : {}),
+      ...(given && input.dedupe !== false ? { deduplication: { id: toJobId(given), ttl: DEDUPE_WINDOW_MS } } : {}),
     });
     return id;
   }
@@ -134,7 +148,7 @@ export class KvserverAdapter implements QueueBackend {
         const attempt = job.attemptsMade + 1;
         const d = job.data;
         const jobView = {
-          id: job.id ?? '',
+          id: fromJobId(job.id),
           queue,
           function_id: d.function_id,
           data: d.data,
@@ -231,7 +245,7 @@ export class KvserverAdapter implements QueueBackend {
 
   private async failedJob(queue: string, id: string): Promise<BullJob<Payload> | null> {
     const q = await this.queue(queue, false);
-    const job = (await BullJob.fromId<Payload>(q, id)) ?? null;
+    const job = (await BullJob.fromId<Payload>(q, toJobId(id))) ?? null;
     if (!job || !(await job.isFailed())) return null;
     return job;
   }
@@ -279,7 +293,7 @@ async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<b
 function toDeadLetter(queue: string, j: BullJob<Payload>): DeadLetter {
   const d = j.data;
   return {
-    id: j.id ?? '',
+    id: fromJobId(j.id),
     queue,
     function_id: d.function_id,
     data: d.data,
