@@ -56,6 +56,8 @@ export class Client implements SvcClient {
   private rejectReady!: (err: Error) => void;
   private closing: Promise<void> | undefined;
   private stopping = false;
+  /** Incremented on every lost connection (InvocationRunner drops results that belong to an older one). */
+  private epoch = 0;
   /** The transport closed for good without shutdown() (retries exhausted, or the engine closed us). */
   private terminated = false;
 
@@ -77,6 +79,10 @@ export class Client implements SvcClient {
       this.rejectReady = reject;
     });
     this.readyPromise.catch(() => undefined); // rejected only on shutdown; callers of ready() still see it
+  }
+
+  get connectionEpoch(): number {
+    return this.epoch;
   }
 
   get workerId(): string | undefined {
@@ -259,6 +265,7 @@ export class Client implements SvcClient {
       else this.logger.info(fields, 'engine connection closed');
     }
     // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
+    this.epoch++;
     this.pending.failSent(connectionLostError);
     if (!info.willReconnect) {
       this.terminated = true;

@@ -23,6 +23,8 @@ export class InvocationContext implements HandlerContext {
   private stateClient: StateClient | undefined;
   /** The trace this invocation continues (or starts, when it came without one). */
   private ownTraceparent: string | undefined;
+  /** @internal the connection epoch the invocation arrived on (see InvocationRunner). */
+  epoch = 0;
 
   constructor(
     private readonly host: ContextHost,

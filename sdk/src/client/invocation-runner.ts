@@ -11,6 +11,8 @@ import type { Registrations } from './registrations.js';
 
 export interface RunnerHost extends ContextHost {
   readonly logger: Logger;
+  /** Counts lost connections: a result computed for an earlier connection has nobody waiting for it. */
+  readonly connectionEpoch: number;
   /** Sends now, or queues until the connection is back. Throws when the frame cannot be serialised. */
   sendQueued(frame: WorkerToEngine): void;
 }
@@ -46,6 +48,7 @@ export class InvocationRunner {
       return;
     }
     const ctx = new InvocationContext(this.host, msg.function_id, id, msg.metadata, msg.traceparent, msg.baggage);
+    ctx.epoch = this.host.connectionEpoch;
     if (id !== undefined) this.running.set(id, ctx);
     else this.anonymous.add(ctx);
     let out: unknown;
@@ -85,6 +88,11 @@ export class InvocationRunner {
       return;
     }
     this.running.delete(id);
+    if (ctx.epoch !== this.host.connectionEpoch) {
+      // Its connection is gone and the engine stopped it there; the new session does not know this id.
+      this.host.logger.debug({ function_id: ctx.functionId, invocation_id: id }, 'result dropped: connection lost');
+      return;
+    }
     if (error !== undefined) {
       this.reply({
         type: 'invocationresult',
