@@ -50,7 +50,10 @@ export interface StateClient {
 
 /** The second argument of every handler. */
 export interface HandlerContext {
-  /** Fires when the caller goes away, the invocation times out, or the worker shuts down. */
+  /**
+   * Fires when the caller goes away, the invocation times out, the connection to the engine is lost, or the worker
+   * shuts down. `signal.reason` is an `InvocationError` whose `code` says which.
+   */
   signal: AbortSignal;
   invocationId: string | undefined;
   functionId: string;
