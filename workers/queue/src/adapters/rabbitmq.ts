@@ -89,8 +89,11 @@ export class BrokerAdapter implements QueueBackend {
 
   async enqueue(queue: string, input: JobInput): Promise<string> {
     if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
-    const names = await this.ensure(queue);
     const id = input.id ?? randomUUID();
+    if (Buffer.byteLength(id) > 255) {
+      throw Object.assign(new Error('a message id on RabbitMQ is at most 255 bytes'), { code: 'invalid_arguments' });
+    }
+    const names = await this.ensure(queue);
     const payload: Payload = {
       function_id: input.function_id,
       data: input.data ?? null,
@@ -165,14 +168,26 @@ export class BrokerAdapter implements QueueBackend {
   private async setup(model: ChannelModel): Promise<void> {
     this.model = model;
     model.on('error', () => undefined);
-    this.pub = await model.createConfirmChannel();
-    this.pub.on('error', () => undefined);
+    await this.openPublisher(model);
     await this.withChannel((ch) => declareRegistry(ch, this.options.prefix, this.options.queue_mode));
     this.consumerChannels = [];
     const queues = [...this.declared];
     this.declared.clear();
     for (const q of queues) await this.ensure(q);
     for (const [q, h] of this.handlers) await this.startConsumer(q, h);
+  }
+
+  /** The confirm channel every publish goes through; reopened if the broker closes it on a live connection. */
+  private async openPublisher(model: ChannelModel): Promise<void> {
+    const pub = await model.createConfirmChannel();
+    pub.on('error', () => undefined);
+    pub.on('close', () => {
+      if (this.pub === pub) this.pub = null;
+      if (!this.closing && this.model === model) {
+        setTimeout(() => void this.openPublisher(model).catch(() => undefined), 100).unref();
+      }
+    });
+    this.pub = pub;
   }
 
   private async ensure(queue: string): Promise<BrokerNames> {
