@@ -1,28 +1,34 @@
-/** `info/warn/error/debug(message, data?)` over a pino child logger; `data` is logged under the `data` key. */
+/**
+ * `info/warn/error/debug(message, data?)` over a pino child logger. `data` is logged under the `data` key, or
+ * under `err` when it is an Error (pino's serializer keeps its message and stack, which `data` would lose).
+ */
 import type { Logger } from 'pino';
 import type { HandlerLogger } from '../types.js';
+
+type Level = 'info' | 'warn' | 'error' | 'debug';
 
 export class HandlerLoggerImpl implements HandlerLogger {
   constructor(private readonly pino: Logger) {}
 
   info(message: string, data?: unknown): void {
-    if (data === undefined) this.pino.info(message);
-    else this.pino.info({ data }, message);
+    this.write('info', message, data);
   }
 
   warn(message: string, data?: unknown): void {
-    if (data === undefined) this.pino.warn(message);
-    else this.pino.warn({ data }, message);
+    this.write('warn', message, data);
   }
 
   error(message: string, data?: unknown): void {
-    if (data === undefined) this.pino.error(message);
-    else if (data instanceof Error) this.pino.error({ err: data }, message);
-    else this.pino.error({ data }, message);
+    this.write('error', message, data);
   }
 
   debug(message: string, data?: unknown): void {
-    if (data === undefined) this.pino.debug(message);
-    else this.pino.debug({ data }, message);
+    this.write('debug', message, data);
+  }
+
+  private write(level: Level, message: string, data: unknown): void {
+    if (data === undefined) this.pino[level](message);
+    else if (data instanceof Error) this.pino[level]({ err: data }, message);
+    else this.pino[level]({ data }, message);
   }
 }
