@@ -63,7 +63,7 @@ export class EngineCore {
     if (worker.closed) return;
     switch (msg.type) {
       case 'invokefunction':
-        return this.router.invoke(worker, msg);
+        return this.router.invoke(worker, msg, raw);
       case 'invocationresult':
         if (!this.router.result(worker, msg, raw)) this.unknownResult(worker, msg.invocation_id);
         return;

@@ -9,6 +9,7 @@ import type { ErrorBody, InvocationResult, InvokeFunction, CancelReason } from '
 import { EngineErrorCode, errorBody, notFoundError, stoppedError, timeoutError } from './errors.js';
 import type { FunctionRegistry, Replica } from './function-registry.js';
 import type { Invocation, InvocationOutcome, InvocationTable } from './invocation-table.js';
+import { spliceCallerId } from './raw-frame.js';
 import type { Worker } from './worker.js';
 
 /** The function `TriggerAction.Enqueue` goes through (PROTOCOL.md §3.5). */
@@ -47,8 +48,8 @@ export class Router {
     private readonly options: RouterOptions,
   ) {}
 
-  /** A worker's `invokefunction` (sync, void or enqueue). */
-  invoke(caller: Worker, msg: InvokeFunction): void {
+  /** A worker's `invokefunction` (sync, void or enqueue); `raw` is its text when it came off a socket. */
+  invoke(caller: Worker, msg: InvokeFunction, raw?: string): void {
     const action = msg.action;
     if (action != null && action.type === 'enqueue') {
       this.enqueue(caller, msg, action.queue);
@@ -63,12 +64,14 @@ export class Router {
       }
       return;
     }
-    const data = injectsCallerId(caller, msg.function_id)
-      ? withCallerId(msg.data, caller.id, caller.conn.sharesObjects)
-      : msg.data;
     const timeoutMs = msg.timeout_ms ?? this.options.invocationTimeoutMs;
     const waiting = callerInvocationId === undefined ? undefined : caller;
-    this.dispatch(replica, msg.function_id, data, msg, timeoutMs, waiting, callerInvocationId, undefined);
+    const rawFrame = forwardable(raw, msg, caller, replica.worker, callerInvocationId, this.table);
+    const data =
+      rawFrame !== undefined || !injectsCallerId(caller, msg.function_id)
+        ? msg.data
+        : withCallerId(msg.data, caller.id, caller.conn.sharesObjects);
+    this.dispatch(replica, msg.function_id, data, msg, timeoutMs, waiting, callerInvocationId, undefined, rawFrame);
   }
 
   /** An engine-internal call; `onDone` gets exactly one outcome. */
@@ -123,6 +126,7 @@ export class Router {
     caller: Worker | undefined,
     callerInvocationId: string | undefined,
     onDone: ((outcome: InvocationOutcome) => void) | undefined,
+    rawFrame?: string,
   ): void {
     const id =
       callerInvocationId !== undefined && !this.table.has(callerInvocationId) ? callerInvocationId : randomUUID();
@@ -140,15 +144,18 @@ export class Router {
     this.table.add(inv);
     // 0 means no engine-side deadline (the caller's own timeout applies).
     if (timeoutMs > 0) inv.timer = setTimeout(onTimeout, Math.min(timeoutMs, MAX_TIMEOUT_MS), this, inv);
-    const sent = replica.worker.send({
-      type: 'invokefunction',
-      invocation_id: id,
-      function_id: functionId,
-      data,
-      metadata: trace.metadata,
-      traceparent: trace.traceparent,
-      baggage: trace.baggage,
-    });
+    const sent =
+      rawFrame !== undefined && id === callerInvocationId
+        ? replica.worker.sendRaw(rawFrame)
+        : replica.worker.send({
+            type: 'invokefunction',
+            invocation_id: id,
+            function_id: functionId,
+            data,
+            metadata: trace.metadata,
+            traceparent: trace.traceparent,
+            baggage: trace.baggage,
+          });
     if (!sent && this.table.end(inv)) {
       this.fail(inv, errorBody(EngineErrorCode.ChannelSendFailed, `The worker providing ${functionId} is gone`));
     }
@@ -217,6 +224,26 @@ const WORKERS_REGISTER = 'engine::workers::register';
  */
 function injectsCallerId(caller: Worker, functionId: string): boolean {
   return caller.conn.kind !== 'in-process' || functionId === WORKERS_REGISTER;
+}
+
+/**
+ * The caller's frame, with `_caller_worker_id` spliced into its `data`, when it can go to the executor as text:
+ * a sync call from a socket whose id the executor will see unchanged, to an executor that takes raw text, with
+ * an object `data` that does not already carry the key. Otherwise undefined (the frame is re-encoded).
+ */
+function forwardable(
+  raw: string | undefined,
+  msg: InvokeFunction,
+  caller: Worker,
+  executor: Worker,
+  callerInvocationId: string | undefined,
+  table: InvocationTable,
+): string | undefined {
+  if (raw === undefined || callerInvocationId === undefined || !executor.takesRaw) return undefined;
+  if (table.has(callerInvocationId) || !injectsCallerId(caller, msg.function_id)) return undefined;
+  const data = msg.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || '_caller_worker_id' in data) return undefined;
+  return spliceCallerId(raw, caller.id);
 }
 
 /** Adds `_caller_worker_id` when `data` is an object. */

@@ -50,6 +50,17 @@ export class Worker {
     return this.conn.send(message);
   }
 
+  /** True when frames can be handed to this worker as already-encoded text. */
+  get takesRaw(): boolean {
+    return this.conn.sendRaw !== undefined;
+  }
+
+  /** Sends an already-encoded, validated frame (see `Connection.sendRaw`). */
+  sendRaw(text: string): boolean {
+    if (this.closed || this.conn.sendRaw === undefined) return false;
+    return this.conn.sendRaw(text);
+  }
+
   /** The name shown to users: reported name, else the module name, else the id. */
   get name(): string {
     return this.metadata.name ?? this.defaultName ?? this.id;

@@ -1,0 +1,111 @@
+/**
+ * Forwarding a caller's `invokefunction` without re-encoding it. Re-encoding dominates the engine's cost for
+ * large payloads (JSON.stringify of a 10 KiB string costs more than parsing it), so for the common case (a sync
+ * call whose frame JSON.parse has already validated) the engine splices `_caller_worker_id` into the raw text of
+ * `data` and forwards the rest as it came. Anything unusual (a duplicated top-level key, an escaped key, `data`
+ * not an object) makes `spliceCallerId` return undefined, and the caller falls back to re-encoding.
+ */
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+const OPEN_BRACE = 123; // {
+const CLOSE_BRACE = 125; // }
+const OPEN_BRACKET = 91; // [
+const CLOSE_BRACKET = 93; // ]
+const COLON = 58;
+const COMMA = 44;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** `i` is at an opening quote; returns the index after the closing quote. */
+function skipString(text: string, i: number): number {
+  i++;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i += 2;
+    else if (c === QUOTE) return i + 1;
+    else i++;
+  }
+  return -1;
+}
+
+/** `i` is at the start of a value; returns the index just after it. */
+function skipValue(text: string, i: number): number {
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) return skipString(text, i);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
+      i++;
+    }
+    return i;
+  }
+  let depth = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = skipString(text, i);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/** Where the top-level `data` value starts and ends, when every top-level key is plain and unique. */
+function dataSpan(text: string): { start: number; end: number } | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  i = skipSpace(text, i + 1);
+  const seen = new Set<string>();
+  let span: { start: number; end: number } | undefined;
+  while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = skipString(text, i);
+    if (keyEnd < 0) return undefined;
+    const key = text.slice(i + 1, keyEnd - 1);
+    if (key.includes('\\') || seen.has(key)) return undefined;
+    seen.add(key);
+    i = skipSpace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    const start = skipSpace(text, i + 1);
+    const end = skipValue(text, start);
+    if (end < 0) return undefined;
+    if (key === 'data') span = { start, end };
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+  }
+  return span;
+}
+
+/**
+ * The frame with `"_caller_worker_id":"<workerId>"` added as the first key of its top-level `data` object, or
+ * undefined when the frame is not in the simple shape this handles. `text` must already be valid JSON (the
+ * engine JSON.parses every frame first) and its `data` must not already hold `_caller_worker_id`.
+ */
+export function spliceCallerId(text: string, workerId: string): string | undefined {
+  try {
+    const span = dataSpan(text);
+    if (span === undefined || text.charCodeAt(span.start) !== OPEN_BRACE) return undefined;
+    const afterBrace = skipSpace(text, span.start + 1);
+    const empty = text.charCodeAt(afterBrace) === CLOSE_BRACE;
+    const field = `"_caller_worker_id":${JSON.stringify(workerId)}${empty ? '' : ','}`;
+    return text.slice(0, span.start + 1) + field + text.slice(span.start + 1);
+  } catch {
+    return undefined;
+  }
+}

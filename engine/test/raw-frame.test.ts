@@ -1,0 +1,56 @@
+/**
+ * The raw splice of `_caller_worker_id` into a forwarded frame means exactly what re-encoding would have meant:
+ * for any valid frame, parsing the spliced text gives the parsed frame with the id added to `data`; frames it
+ * cannot handle safely (duplicate keys, escaped keys, non-object data) are left to the re-encoding path.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { spliceCallerId } from '../src/core/raw-frame.js';
+
+const ID = '6f1c2a9e-0000-4000-8000-000000000001';
+
+describe('spliceCallerId', () => {
+  it('is equivalent to adding the key and re-encoding, for arbitrary frames', () => {
+    const frame = fc.record({
+      type: fc.constant('invokefunction'),
+      invocation_id: fc.uuid(),
+      function_id: fc.string(),
+      data: fc.dictionary(
+        fc.string().filter((k) => k !== '_caller_worker_id' && k !== '__proto__'),
+        fc.jsonValue(),
+      ),
+      metadata: fc.option(fc.jsonValue(), { nil: undefined }),
+      traceparent: fc.option(fc.string(), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(frame, fc.boolean(), (f, pretty) => {
+        const text = JSON.stringify(f, null, pretty ? 2 : undefined);
+        const spliced = spliceCallerId(text, ID);
+        expect(spliced).toBeDefined();
+        const expected = JSON.parse(text) as { data: Record<string, unknown> };
+        expected.data._caller_worker_id = ID;
+        expect(JSON.parse(spliced!)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('handles data anywhere among the keys, and an empty object', () => {
+    const text = '{"data":{},"type":"invokefunction","function_id":"f","metadata":{"data":{"x":"}"}}}';
+    expect(JSON.parse(spliceCallerId(text, ID)!)).toEqual({
+      data: { _caller_worker_id: ID },
+      type: 'invokefunction',
+      function_id: 'f',
+      metadata: { data: { x: '}' } },
+    });
+  });
+
+  it('declines frames it cannot splice safely', () => {
+    expect(spliceCallerId('{"data":{"a":1},"data":{"b":2}}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"d\\u0061ta":{"a":1},"data":{"b":2}}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"data":[1,2]}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"data":"text"}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"type":"invokefunction"}', ID)).toBeUndefined();
+    expect(spliceCallerId('[]', ID)).toBeUndefined();
+  });
+});
