@@ -25,6 +25,7 @@ export function formatBanner({ running, workers, source, readyMs, config }: Bann
     lines.push(`  workers  ${shown.join(', ')}`);
   }
   if (running.modules.length > 0) lines.push(`  modules  ${running.modules.join(', ')}`);
+  for (const skipped of running.skipped) lines.push(`  skipped  ${skipped.class}: ${skipped.reason}`);
   lines.push(`  config   ${source}`);
   return `${lines.join('\n')}\n`;
 }

@@ -30,6 +30,8 @@ export interface RunningSvc {
   engine: RunningEngine;
   /** Engine modules started (class names). */
   modules: string[];
+  /** Config entries that were accepted but do not run in this build, and why. */
+  skipped: { class: string; reason: string }[];
   /** The capability workers' current status (spawned, registered, failed, or not built). */
   workers(): WorkerStatus[];
   /** Resolves once every spawned capability worker has registered with the engine (or failed, or `timeoutMs`). */
@@ -67,6 +69,7 @@ export async function runSvc(config: DeepReadonly<SvcConfig>, options: RunOption
   return {
     engine,
     modules: plans.filter((p) => p.kind === 'engine').map((p) => p.class),
+    skipped: plans.flatMap((p) => (p.kind === 'unavailable' ? [{ class: p.class, reason: p.reason }] : [])),
     workers: () => workerStatuses(engine, plans),
     waitForWorkers: async (timeoutMs = options.workerReadyTimeoutMs ?? 10_000) => {
       const deadline = Date.now() + timeoutMs;

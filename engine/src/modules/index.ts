@@ -92,6 +92,10 @@ export async function planModule(
       };
     }
     default:
-      return { kind: 'unavailable', class: entry.class, reason: `${entry.class} is not implemented in this build yet` };
+      return {
+        kind: 'unavailable',
+        class: entry.class,
+        reason: 'not implemented in this build yet; the entry is validated and otherwise ignored',
+      };
   }
 }
