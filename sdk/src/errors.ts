@@ -16,6 +16,8 @@ export interface InvocationErrorInit {
 
 export class InvocationError extends Error {
   readonly code: string;
+  /** The message without the `<code>: ` prefix, as it travels on the wire. */
+  readonly detail: string;
   readonly function_id?: string;
   readonly stacktrace?: string;
 
@@ -23,6 +25,7 @@ export class InvocationError extends Error {
     super(`${init.code}: ${init.message}`);
     this.name = 'InvocationError';
     this.code = init.code;
+    this.detail = init.message;
     if (init.function_id !== undefined) this.function_id = init.function_id;
     if (init.stacktrace !== undefined) this.stacktrace = init.stacktrace;
   }
@@ -48,8 +51,16 @@ export function toInvocationError(error: unknown, functionId: string): Invocatio
   return new InvocationError({ code: 'UNKNOWN', message: safeString(error), function_id: functionId });
 }
 
-/** The ErrorBody sent back for a handler that threw `thrown`. */
+/**
+ * The ErrorBody sent back for a handler that threw `thrown`. An `InvocationError` keeps its own code (that is how
+ * a handler answers `VALUE_TOO_LARGE`, `NOT_FOUND`, ...); anything else thrown is `invocation_failed`.
+ */
 export function handlerErrorBody(thrown: unknown): ErrorBody {
+  if (thrown instanceof InvocationError) {
+    return thrown.stack !== undefined
+      ? { code: thrown.code, message: thrown.detail, stacktrace: thrown.stack }
+      : { code: thrown.code, message: thrown.detail };
+  }
   if (thrown instanceof Error) {
     return thrown.stack !== undefined
       ? { code: 'invocation_failed', message: thrown.message, stacktrace: thrown.stack }

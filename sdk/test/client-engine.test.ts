@@ -56,6 +56,16 @@ describe('sdk against the engine', () => {
     expect((err as InvocationError).stacktrace).toContain('boom from handler');
   });
 
+  it('a thrown InvocationError keeps its own code and message on the wire', async () => {
+    exec.registerFunction('sdk::refuse', () => {
+      throw new InvocationError({ code: 'VALUE_TOO_LARGE', message: 'value is 2048 bytes; the limit is 1024' });
+    });
+    await barrier(exec);
+    const err = await caller.trigger({ function_id: 'sdk::refuse', payload: {} }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'VALUE_TOO_LARGE', detail: 'value is 2048 bytes; the limit is 1024' });
+    expect((err as InvocationError).message).toBe('VALUE_TOO_LARGE: value is 2048 bytes; the limit is 1024');
+  });
+
   it('an unknown function is function_not_found', async () => {
     await expect(caller.trigger({ function_id: 'sdk::missing', payload: {} })).rejects.toMatchObject({
       code: 'function_not_found',

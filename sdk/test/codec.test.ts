@@ -1,0 +1,79 @@
+/** The frame codec: what it accepts, what it refuses and why, at the edge where untrusted text becomes a message. */
+import { describe, expect, it } from 'vitest';
+import { decodeFrame, encodeFrame, isUuid } from '../src/index.js';
+
+const ID = 'dce43cd7-7140-4cbc-80e5-92baea79a88b';
+
+describe('isUuid', () => {
+  it.each([
+    [ID, true],
+    [ID.toUpperCase(), true],
+    [ID.slice(0, 35), false],
+    [ID.replace('-', 'x'), false],
+    ['g' + ID.slice(1), false],
+    ['not-a-uuid', false],
+    [42, false],
+    [null, false],
+  ])('%s → %s', (value, expected) => {
+    expect(isUuid(value)).toBe(expected);
+  });
+});
+
+describe('decodeFrame', () => {
+  it('accepts the frames iii-sdk sends, ignoring extra keys such as message_type', () => {
+    const frame = JSON.stringify({
+      type: 'registertrigger',
+      function_id: 'demo::echo',
+      config: { api_path: '/echo' },
+      id: ID,
+      message_type: 'registertrigger',
+      trigger_type: 'http',
+    });
+    const out = decodeFrame(frame);
+    expect(out.ok).toBe(true);
+    expect(out.ok && out.message.type).toBe('registertrigger');
+  });
+
+  it('accepts a void invoke without invocation_id and an enqueue action', () => {
+    expect(decodeFrame('{"type":"invokefunction","function_id":"f","data":1,"action":{"type":"void"}}').ok).toBe(true);
+    const enqueue = {
+      type: 'invokefunction',
+      invocation_id: ID,
+      function_id: 'f',
+      data: {},
+      action: { type: 'enqueue', queue: 'q' },
+    };
+    expect(decodeFrame(JSON.stringify(enqueue)).ok).toBe(true);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['{"type":', 'invalid_json'],
+    ['[1,2]', 'not_an_object'],
+    ['{"no":"type"}', 'not_an_object'],
+    ['{"type":"launchmissiles"}', 'unknown_type'],
+    ['{"type":"invokefunction","invocation_id":"123","function_id":"f","data":{}}', 'invalid_field'],
+    ['{"type":"invokefunction","data":{}}', 'invalid_field'],
+    ['{"type":"invokefunction","function_id":"f","action":{"type":"enqueue"}}', 'invalid_field'],
+    ['{"type":"invokefunction","function_id":"f","timeout_ms":-5}', 'invalid_field'],
+    ['{"type":"registerfunction","id":""}', 'invalid_field'],
+    [`{"type":"invocationresult","invocation_id":"${ID}","function_id":"f","error":"boom"}`, 'invalid_field'],
+  ])('refuses %j as %s, naming the problem', (text, reason) => {
+    const out = decodeFrame(text);
+    expect(out.ok).toBe(false);
+    expect(!out.ok && out.reason).toBe(reason);
+    expect(!out.ok && out.message.length).toBeGreaterThan(0);
+  });
+
+  it('names the offending field', () => {
+    const out = decodeFrame('{"type":"invokefunction","invocation_id":"nope","function_id":"f","data":{}}');
+    expect(!out.ok && out.message).toBe('invokefunction: missing or invalid field "invocation_id"');
+  });
+
+  it('round-trips through encodeFrame, dropping undefined fields', () => {
+    const text = encodeFrame({ type: 'invocationresult', invocation_id: ID, function_id: 'f', result: undefined });
+    expect(text).toBe(`{"type":"invocationresult","invocation_id":"${ID}","function_id":"f"}`);
+    expect(decodeFrame(text).ok).toBe(true);
+  });
+});
