@@ -54,3 +54,17 @@ describe('spliceCallerId', () => {
     expect(spliceCallerId('[]', ID)).toBeUndefined();
   });
 });
+
+describe('spliceCallerId with escapes', () => {
+  it('skips strings whose content holds escaped quotes and backslashes', () => {
+    const frame = {
+      type: 'invokefunction',
+      function_id: 'a"b\\',
+      metadata: { data: 'x\\"y\\\\', q: '\\' },
+      data: { s: 'he said "hi" \\ "\\"', t: '\\\\' },
+      after: '"data":{}',
+    };
+    const spliced = spliceCallerId(JSON.stringify(frame), ID);
+    expect(JSON.parse(spliced!)).toEqual({ ...frame, data: { ...frame.data, _caller_worker_id: ID } });
+  });
+});

@@ -24,16 +24,17 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** `i` is at an opening quote; returns the index after the closing quote. */
+/** `i` is at an opening quote; returns the index after the closing quote (native search: payloads are long). */
 function skipString(text: string, i: number): number {
-  i++;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i += 2;
-    else if (c === QUOTE) return i + 1;
-    else i++;
+  let from = i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (quote - 1 - backslashes > i && text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return -1;
 }
 
 /** `i` is at the start of a value; returns the index just after it. */
