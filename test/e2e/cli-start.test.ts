@@ -52,7 +52,7 @@ describe('svc with the embedded default config', () => {
     const url = `ws://127.0.0.1:${port}`;
     await waitForEngine(url, 15000);
     // The banner (stderr) ends with its config line; the JSON 'svc ready' log line (stdout) may come first.
-    await svc.waitForOutput(/svc ready in \d+ ms[\s\S]*\n  config   /, 20000);
+    await svc.waitForOutput(/svc ready in \d+ ms[\s\S]*\n {2}config {3}/, 20000);
     expect(svc.logs()).toContain(join('config', 'svc-config.yaml'));
     expect(svc.logs()).toContain('embedded default');
     // The banner: engine address, the REST and stream ports, the workers and the config file.
