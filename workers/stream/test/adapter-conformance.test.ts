@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileStreamAdapter } from '../src/adapters/file.js';
@@ -142,6 +143,50 @@ for (const [name, make] of Object.entries(factories)) {
       const ops = [{ type: 'increment' as const, path: 'n', by: 1 }];
       await Promise.all(Array.from({ length: 40 }, () => a.update('s', 'g', 'counter', (c) => applyUpdateOps(c, ops))));
       expect(await a.get('s', 'g', 'counter')).toEqual({ n: 40 });
+    });
+
+    it('matches a plain model over random sequences of set, delete and update (fast-check, seeded)', async () => {
+      const key = fc.constantFrom('a', 'b', 'c');
+      const group = fc.constantFrom('g1', 'g2');
+      const command = fc.oneof(
+        fc.record({ op: fc.constant('set' as const), group, key, value: fc.integer({ min: 0, max: 9 }) }),
+        fc.record({ op: fc.constant('delete' as const), group, key }),
+        fc.record({ op: fc.constant('inc' as const), group, key, by: fc.integer({ min: 1, max: 3 }) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(command, { maxLength: 25 }), async (commands) => {
+          const a = await start();
+          const seen = collect(a);
+          const model = new Map<string, { v: number }>();
+          let events = 0;
+          for (const c of commands) {
+            const id = `${c.group}/${c.key}`;
+            if (c.op === 'set') {
+              await a.set('s', c.group, c.key, { v: c.value });
+              model.set(id, { v: c.value });
+              events++;
+            } else if (c.op === 'delete') {
+              await a.delete('s', c.group, c.key);
+              if (model.delete(id)) events++;
+            } else {
+              await a.update('s', c.group, c.key, (cur) =>
+                applyUpdateOps(cur, [{ type: 'increment', path: 'v', by: c.by }]),
+              );
+              model.set(id, { v: (model.get(id)?.v ?? 0) + c.by });
+              events++;
+            }
+          }
+          for (const g of ['g1', 'g2']) {
+            const expected = [...model.entries()].filter(([id]) => id.startsWith(`${g}/`)).map(([, v]) => v.v);
+            const actual = ((await a.list('s', g)) as Array<{ v: number }>).map((v) => v.v);
+            expect(actual.sort()).toEqual(expected.sort());
+          }
+          await until(() => seen.length >= events);
+          expect(seen).toHaveLength(events);
+          await a.close();
+        }),
+        { numRuns: name === 'memory' ? 60 : 15, seed: 4242 },
+      );
     });
 
     it('close() is idempotent, stops the feed and refuses later calls', async () => {
