@@ -83,7 +83,7 @@ function invalidField(o: Obj): string | undefined {
       if (!optStr(o, 'traceparent')) return 'traceparent';
       if (!optStr(o, 'baggage')) return 'baggage';
       if (o.timeout_ms !== undefined && (typeof o.timeout_ms !== 'number' || !(o.timeout_ms > 0))) return 'timeout_ms';
-      return undefined;
+      return optStr(o, 'fired_by') ? undefined : 'fired_by';
     case 'invocationresult':
       if (!isUuid(o.invocation_id)) return 'invocation_id';
       if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';

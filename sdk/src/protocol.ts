@@ -112,6 +112,11 @@ export interface InvokeFunction {
   metadata?: unknown;
   /** svc extension: the caller's own deadline, so the engine can time the invocation out for it. */
   timeout_ms?: number;
+  /**
+   * svc extension: the trigger binding that fired this call (sent by trigger-type providers). Such a call is an
+   * event delivery, not a worker-to-worker call, so the engine forwards `data` unchanged (no `_caller_worker_id`).
+   */
+  fired_by?: string;
 }
 
 export interface InvocationResult {
@@ -147,8 +152,10 @@ export interface ErrorFrame {
 }
 
 /**
- * svc extension (E→W): the caller of an invocation this worker executes went away or timed out; the handler's
- * AbortSignal should fire. Only sent to workers that announced the `cancel` feature.
+ * svc extension. E→W: the caller of an invocation this worker executes went away, timed out or cancelled; the
+ * handler's AbortSignal should fire. Only sent to workers that announced the `cancel` feature.
+ * W→E: the caller cancels one of its own pending sync invocations; the engine answers it with `cancelled` and
+ * relays the cancel to the executor.
  */
 export interface CancelInvocation {
   type: 'cancelinvocation';
@@ -171,6 +178,7 @@ export type WorkerToEngine =
   | InvokeFunction
   | InvocationResult
   | RegisterService
+  | CancelInvocation
   | Ping
   | Pong;
 
@@ -210,6 +218,7 @@ export const ErrorCode = {
   TriggerTypeNotFound: 'trigger_type_not_found',
   FunctionNotInvokable: 'function_not_invokable',
   InvalidFrame: 'invalid_frame',
+  Cancelled: 'cancelled',
   NotFound: 'NOT_FOUND',
   InvalidArguments: 'INVALID_ARGUMENTS',
 } as const;

@@ -146,6 +146,13 @@ export interface TriggerRequest<P = unknown> {
   metadata?: unknown;
   traceparent?: string;
   baggage?: string;
+  /**
+   * Cancels a sync or enqueue call: the promise rejects with code `cancelled`, and the engine tells the executor
+   * (whose handler's AbortSignal fires). Ignored for void calls.
+   */
+  signal?: AbortSignal;
+  /** Set by `fireTrigger`: the id of the trigger binding that fired this call (the payload then reaches the handler unchanged). */
+  firedBy?: string;
 }
 
 export type HttpFunctionConfig = HttpInvocationRef;
@@ -181,6 +188,8 @@ export interface SvcClient {
 export interface FireOptions {
   action?: TriggerActionValue;
   timeoutMs?: number;
+  /** Cancels the call (see `TriggerRequest.signal`). */
+  signal?: AbortSignal;
   traceparent?: string;
   baggage?: string;
 }

@@ -37,6 +37,8 @@ export async function fireTrigger<T>(
         metadata: binding.metadata,
         traceparent,
         baggage: options.baggage,
+        signal: options.signal,
+        firedBy: binding.id,
       });
     } catch (err) {
       caller.logger.warn(
@@ -55,6 +57,8 @@ export async function fireTrigger<T>(
     metadata: binding.metadata,
     traceparent,
     baggage: options.baggage,
+    signal: options.signal,
+    firedBy: binding.id,
   });
   return { fired: true, result };
 }

@@ -34,7 +34,9 @@ export class OutgoingCalls {
       traceparent: request.traceparent,
       baggage: request.baggage,
       timeout_ms: timeoutMs,
+      fired_by: request.firedBy,
     };
+    if (request.signal?.aborted) return Promise.reject(cancelledError(request.function_id));
     let sent: boolean;
     try {
       sent = this.send(frame);
@@ -42,7 +44,25 @@ export class OutgoingCalls {
       return Promise.reject(serializationError(request.function_id, err));
     }
     // Registered after the send: an answer can only arrive on a later turn of the event loop.
-    return this.pending.add<T>(invocationId, request.function_id, timeoutMs, sent);
+    const answer = this.pending.add<T>(invocationId, request.function_id, timeoutMs, sent);
+    if (request.signal !== undefined) this.cancelOnAbort(request.signal, invocationId, request.function_id, answer);
+    return answer;
+  }
+
+  /** An aborted signal fails the call at once and tells the engine, which relays the cancel to the executor. */
+  private cancelOnAbort(signal: AbortSignal, invocationId: string, functionId: string, answer: Promise<unknown>): void {
+    const onAbort = (): void => {
+      if (!this.pending.has(invocationId)) return;
+      this.pending.fail(invocationId, cancelledError(functionId));
+      try {
+        this.send({ type: 'cancelinvocation', invocation_id: invocationId, reason: 'cancelled' });
+      } catch {
+        // Nothing to serialise here that could fail; a closed socket means the engine already dropped the call.
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const detach = (): void => signal.removeEventListener('abort', onAbort);
+    answer.then(detach, detach);
   }
 
   private fireAndForget<T>(request: TriggerRequest): Promise<T> {
@@ -54,6 +74,7 @@ export class OutgoingCalls {
       metadata: request.metadata,
       traceparent: request.traceparent,
       baggage: request.baggage,
+      fired_by: request.firedBy,
     };
     try {
       this.send(frame);
@@ -88,6 +109,14 @@ function serializationError(functionId: string, err: unknown): InvocationError {
   return new InvocationError({
     code: 'serialization_error',
     message: `payload is not serialisable as JSON: ${(err as Error).message}`,
+    function_id: functionId,
+  });
+}
+
+function cancelledError(functionId: string): InvocationError {
+  return new InvocationError({
+    code: 'cancelled',
+    message: 'the caller cancelled the invocation',
     function_id: functionId,
   });
 }
