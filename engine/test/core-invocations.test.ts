@@ -251,3 +251,32 @@ describe('enqueue', () => {
     expect(caller.conn.of('invocationresult')[0]?.error).toEqual({ code: 'enqueue_error', message: 'disk full' });
   });
 });
+
+describe('svc extensions', () => {
+  it('a call marked fired_by (a trigger delivery) reaches the executor with data unchanged', () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const provider = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    invoke(provider.worker, 'f', { event: 1 }, { fired_by: 'binding-1' });
+    expect(exec.conn.of('invokefunction')[0]?.data).toEqual({ event: 1 });
+  });
+
+  it('a caller cancelling its own call ends it and tells a cancel-aware executor; others cannot cancel it', () => {
+    core = new EngineCore({ logger });
+    const exec = connect(['cancel']);
+    const caller = connect();
+    const stranger = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
+    const id = invoke(caller.worker, 'f');
+    core.receive(stranger.worker, { type: 'cancelinvocation', invocation_id: id, reason: 'cancelled' });
+    expect(core.invocations.size).toBe(1);
+    core.receive(caller.worker, { type: 'cancelinvocation', invocation_id: id, reason: 'cancelled' });
+    expect(core.invocations.size).toBe(0);
+    expect(exec.conn.of('cancelinvocation')).toEqual([
+      { type: 'cancelinvocation', invocation_id: id, reason: 'cancelled' },
+    ]);
+    answer(exec.worker, id, 'late');
+    expect(caller.conn.of('invocationresult')).toHaveLength(0);
+  });
+});

@@ -82,4 +82,16 @@ describe('cancellation reaches our SDK executor', () => {
     await pending;
     await waitFor(() => aborted.length > before, 2000, 'the abort');
   });
+
+  it('when the caller aborts its call (trigger({ signal })), the handler signal fires', async () => {
+    const before = aborted.length;
+    const controller = new AbortController();
+    const pending = ours
+      .trigger({ function_id: 'ours::wait', payload: {}, signal: controller.signal })
+      .catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 150));
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 'cancelled' });
+    await waitFor(() => aborted.length > before, 2000, 'the abort');
+  });
 });

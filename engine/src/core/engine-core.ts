@@ -83,6 +83,8 @@ export class EngineCore {
         return this.flows.registrationResult(worker, msg);
       case 'reattach':
         return this.reattach(worker, msg);
+      case 'cancelinvocation':
+        return this.router.cancelByCaller(worker, msg.invocation_id);
       case 'ping':
         worker.send({ type: 'pong' });
         return;

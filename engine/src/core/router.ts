@@ -66,11 +66,10 @@ export class Router {
     }
     const timeoutMs = msg.timeout_ms ?? this.options.invocationTimeoutMs;
     const waiting = callerInvocationId === undefined ? undefined : caller;
-    const rawFrame = forwardable(raw, msg, caller, replica.worker, callerInvocationId, this.table);
+    const inject = injectsCallerId(caller, msg);
+    const rawFrame = forwardable(raw, msg, inject, caller, replica.worker, callerInvocationId, this.table);
     const data =
-      rawFrame !== undefined || !injectsCallerId(caller, msg.function_id)
-        ? msg.data
-        : withCallerId(msg.data, caller.id, caller.conn.sharesObjects);
+      rawFrame !== undefined || !inject ? msg.data : withCallerId(msg.data, caller.id, caller.conn.sharesObjects);
     this.dispatch(replica, msg.function_id, data, msg, timeoutMs, waiting, callerInvocationId, undefined, rawFrame);
   }
 
@@ -105,6 +104,19 @@ export class Router {
       inv.onDone(error ? { error } : { result: msg.result });
     }
     return true;
+  }
+
+  /**
+   * The caller gave up on a call it made (svc extension `cancelinvocation` from the caller): the invocation ends
+   * and its executor is told. Nothing is sent back (the caller already failed the call itself).
+   */
+  cancelByCaller(caller: Worker, callerInvocationId: string): void {
+    let inv = this.table.get(callerInvocationId);
+    if (inv === undefined || inv.caller !== caller || inv.callerInvocationId !== callerInvocationId) {
+      inv = [...caller.invocations].find((i) => i.caller === caller && i.callerInvocationId === callerInvocationId);
+    }
+    if (inv === undefined || !this.table.end(inv)) return;
+    this.cancelExecutor(inv, 'cancelled');
   }
 
   /** A worker left: callers waiting on it get `invocation_stopped`; executors working for it are told to stop. */
@@ -219,28 +231,33 @@ const WORKERS_REGISTER = 'engine::workers::register';
 
 /**
  * PROTOCOL.md §2.12: a worker's sync and void calls carry `_caller_worker_id`. Calls from engine modules
- * (in-process) are the engine's own, like trigger-fired calls in the original, and forward `data` unchanged,
- * except to `engine::workers::register`, which needs the caller's id.
+ * (in-process) are the engine's own, and calls marked `fired_by` are trigger deliveries: like trigger-fired calls
+ * in the original, both forward `data` unchanged, except to `engine::workers::register`, which needs the caller.
  */
-function injectsCallerId(caller: Worker, functionId: string): boolean {
-  return caller.conn.kind !== 'in-process' || functionId === WORKERS_REGISTER;
+function injectsCallerId(caller: Worker, msg: InvokeFunction): boolean {
+  if (msg.function_id === WORKERS_REGISTER) return true;
+  // a provider delivering an event (svc extension `fired_by`) is not a worker-to-worker call
+  return caller.conn.kind !== 'in-process' && msg.fired_by == null;
 }
 
 /**
- * The caller's frame, with `_caller_worker_id` spliced into its `data`, when it can go to the executor as text:
- * a sync call from a socket whose id the executor will see unchanged, to an executor that takes raw text, with
- * an object `data` that does not already carry the key. Otherwise undefined (the frame is re-encoded).
+ * The caller's frame as text for the executor, when it can go as text: a sync call from a socket whose id the
+ * executor will see unchanged, to an executor that takes raw text. When `_caller_worker_id` is due, it is spliced
+ * into an object `data` that does not already carry it. Otherwise undefined (the frame is re-encoded).
  */
 function forwardable(
   raw: string | undefined,
   msg: InvokeFunction,
+  inject: boolean,
   caller: Worker,
   executor: Worker,
   callerInvocationId: string | undefined,
   table: InvocationTable,
 ): string | undefined {
   if (raw === undefined || callerInvocationId === undefined || !executor.takesRaw) return undefined;
-  if (table.has(callerInvocationId) || !injectsCallerId(caller, msg.function_id)) return undefined;
+  if (table.has(callerInvocationId)) return undefined;
+  // unchanged text: the executor parses exactly what the engine validated (duplicate keys resolve the same way)
+  if (!inject) return raw;
   const data = msg.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data) || '_caller_worker_id' in data) return undefined;
   return spliceCallerId(raw, caller.id);
