@@ -253,13 +253,13 @@ describe('enqueue', () => {
 });
 
 describe('svc extensions', () => {
-  it('a call marked fired_by (a trigger delivery) reaches the executor with data unchanged', () => {
+  it('a call marked fired_by (a provider delivering an event) still names its caller, as PROTOCOL.md §3.7 says', () => {
     core = new EngineCore({ logger });
     const exec = connect();
     const provider = connect();
     core.receive(exec.worker, { type: 'registerfunction', id: 'f' });
     invoke(provider.worker, 'f', { event: 1 }, { fired_by: 'binding-1' });
-    expect(exec.conn.of('invokefunction')[0]?.data).toEqual({ event: 1 });
+    expect(exec.conn.of('invokefunction')[0]?.data).toEqual({ event: 1, _caller_worker_id: provider.worker.id });
   });
 
   it('a caller cancelling its own call ends it and tells a cancel-aware executor; others cannot cancel it', () => {

@@ -73,17 +73,3 @@ describe('raw forwarding of calls', () => {
     expect(execConn.of('invokefunction')[0]?.data).toEqual({ b: 2, _caller_worker_id: caller.id });
   });
 });
-
-describe('raw forwarding of trigger deliveries', () => {
-  it('forwards a fired_by call as the caller sent it, without _caller_worker_id', () => {
-    const { execConn, send } = setup();
-    const text = send({
-      type: 'invokefunction',
-      invocation_id: randomUUID(),
-      function_id: 'f',
-      data: { e: 1 },
-      fired_by: 't',
-    });
-    expect(execConn.texts).toEqual([text]);
-  });
-});

@@ -231,13 +231,14 @@ const WORKERS_REGISTER = 'engine::workers::register';
 
 /**
  * PROTOCOL.md §2.12: a worker's sync and void calls carry `_caller_worker_id`. Calls from engine modules
- * (in-process) are the engine's own, and calls marked `fired_by` are trigger deliveries: like trigger-fired calls
- * in the original, both forward `data` unchanged, except to `engine::workers::register`, which needs the caller.
+ * (in-process) are the engine's own, like trigger-fired calls in the original, and forward `data` unchanged,
+ * except to `engine::workers::register`, which needs the caller's id.
  */
 function injectsCallerId(caller: Worker, msg: InvokeFunction): boolean {
-  if (msg.function_id === WORKERS_REGISTER) return true;
-  // a provider delivering an event (svc extension `fired_by`) is not a worker-to-worker call
-  return caller.conn.kind !== 'in-process' && msg.fired_by == null;
+  // Deliveries marked `fired_by` by a provider over a socket still carry the id: PROTOCOL.md §3.7 has the payload
+  // of a provider's call gain `_caller_worker_id`, and the capability workers' tests (cron, queue) tell which
+  // process delivered by it.
+  return caller.conn.kind !== 'in-process' || msg.function_id === WORKERS_REGISTER;
 }
 
 /**
