@@ -155,7 +155,10 @@ describe('svc-stream with the real stream client', () => {
     expect(await call('stream::delete', { stream_name: 'shapes', group_id: 'g1', item_id: 'nope' })).toEqual({
       old_value: null,
     });
-    await expect(call('stream::set', { stream_name: 'shapes', group_id: 'g1' })).rejects.toThrow(/item_id/);
+    await expect(call('stream::set', { stream_name: 'shapes', group_id: 'g1' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/item_id/),
+    });
   });
 
   it('fires stream triggers with the wrapper frame (filtered by group and condition), and join/leave handlers', async () => {

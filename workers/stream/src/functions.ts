@@ -23,6 +23,14 @@ function parse<S extends z.ZodType>(functionId: string, schema: S, payload: unkn
   throw new InvocationError({ code: 'invalid_input', message: `${functionId}: ${problems}`, function_id: functionId });
 }
 
+/** Keeps a stable code (`stream_adapter_closed`, `stream_update_conflict`, ...) on the wire for the caller. */
+function withCode(functionId: string, error: unknown): unknown {
+  if (error instanceof InvocationError || !(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[a-z][a-z0-9_.]*$/.test(code)) return error;
+  return new InvocationError({ code, message: error.message, function_id: functionId });
+}
+
 const itemKey = (i: z.output<typeof itemInput>) => ({
   stream_name: i.stream_name,
   group_id: i.group_id,
@@ -40,7 +48,13 @@ export function registerStreamFunctions(
   onChange: (message: StreamWrapperMessage) => void,
 ): void {
   const fn = <S extends z.ZodType>(id: string, schema: S, handler: (input: z.output<S>) => Promise<unknown>) => {
-    client.registerFunction(id, (payload: unknown) => handler(parse(id, schema, payload)));
+    client.registerFunction(id, async (payload: unknown) => {
+      try {
+        return await handler(parse(id, schema, payload));
+      } catch (error) {
+        throw withCode(id, error);
+      }
+    });
   };
 
   fn('stream::get', itemInput, (i) => store.get(itemKey(i)));
