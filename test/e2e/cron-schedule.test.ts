@@ -146,7 +146,10 @@ describe('svc-cron', () => {
       await waitFor(() => runs.length > before, 3000, 'the manual run');
       expect(runs.at(-1)!.job_id).toBe(trigger.id);
       const missing = await client.trigger({ function_id: 'cron::trigger', payload: { id: 'nope' } }).catch((e) => e);
+      expect((missing as { code?: string }).code).toBe('cron_job_not_found');
       expect(String((missing as Error).message)).toMatch(/no cron trigger with id 'nope'/);
+      const noId = await client.trigger({ function_id: 'cron::trigger', payload: {} }).catch((e) => e);
+      expect((noId as { code?: string }).code).toBe('INVALID_ARGUMENTS');
     } finally {
       trigger.unregister();
     }
