@@ -64,7 +64,8 @@ it('publish fails fast while Redis is down and delivery resumes when it is back'
   const t0 = Date.now();
   const error = await publish(1).catch((e: unknown) => e as Error);
   expect(error).toBeInstanceOf(Error);
-  expect(String((error as Error).message)).toMatch(/publish_failed|publish to '.*' failed/);
+  expect((error as { code?: string }).code).toBe('publish_failed');
+  expect(String((error as Error).message)).toMatch(/publish to '.*' failed: Redis/);
   expect(Date.now() - t0).toBeLessThan(2000);
 
   redis = startRedis(port);
