@@ -84,3 +84,13 @@ describe('calls from engine modules', () => {
     expect(seen).toEqual([{ a: 1 }]);
   });
 });
+
+describe('unencodable results from an engine module', () => {
+  it('reach a WebSocket caller as serialization_error instead of leaving it waiting', async () => {
+    moduleClient.registerFunction('mod::bigint', () => ({ n: 10n }));
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(remote.trigger({ function_id: 'mod::bigint', payload: {}, timeoutMs: 3000 })).rejects.toMatchObject({
+      code: 'serialization_error',
+    });
+  });
+});

@@ -19,6 +19,8 @@ export const EngineErrorCode = {
   InvalidFrame: 'invalid_frame',
   /** A `registerfunction` with `invocation` arrived but no HTTP-functions module is loaded, or it refused. */
   HttpFunctionsUnavailable: 'http_functions_unavailable',
+  /** A result could not be encoded for the caller (a value JSON cannot carry, from an in-process executor). */
+  SerializationError: 'serialization_error',
   /** An `invocationresult` named an invocation this worker is not executing (late, or never sent). */
   UnknownInvocation: 'unknown_invocation',
 } as const;

@@ -99,7 +99,12 @@ export class Router {
         if (!caller.closed) caller.conn.sendRaw(raw);
         return true;
       }
-      caller.send(resultFrame(inv.callerInvocationId!, inv.functionId, msg.result, error, msg));
+      const sent = caller.send(resultFrame(inv.callerInvocationId!, inv.functionId, msg.result, error, msg));
+      if (!sent && !caller.closed) {
+        // only an unencodable result (from an in-process executor) fails on an open connection
+        const why = errorBody(EngineErrorCode.SerializationError, `the result of ${inv.functionId} is not valid JSON`);
+        caller.send(resultFrame(inv.callerInvocationId!, inv.functionId, undefined, why, undefined));
+      }
     } else if (inv.onDone !== undefined) {
       inv.onDone(error ? { error } : { result: msg.result });
     }

@@ -31,7 +31,15 @@ export class WsConnection implements Connection, Beating {
   ) {}
 
   send(message: EngineToWorker): boolean {
-    return this.sendRaw(encodeFrame(message));
+    let text: string;
+    try {
+      text = encodeFrame(message);
+    } catch (err) {
+      // a value JSON cannot carry (BigInt, cycle) handed over in-process: refuse this frame, keep the connection
+      this.logger.error({ err, type: message.type }, 'frame not encodable; not sent');
+      return false;
+    }
+    return this.sendRaw(text);
   }
 
   sendRaw(text: string): boolean {
