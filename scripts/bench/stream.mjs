@@ -309,7 +309,14 @@ export async function run({ log } = {}) {
   const svc = await measureSvc(log);
   const floor = await measureFloor(log);
   const n = `${CLIENTS} clients`;
-  const row = (name, value, unit, floorValue) => ({ name, value, unit, floor: floorValue, ratio: value / floorValue });
+  const round = (x) => Math.round(x * 100) / 100;
+  const row = (name, value, unit, floorValue) => ({
+    name,
+    value: round(value),
+    unit,
+    floor: round(floorValue),
+    ratio: round(value / floorValue),
+  });
   return [
     row(`stream delivery p50 @${RATE}/s, ${n}`, svc.p50, 'ms', floor.p50),
     row(`stream delivery p99 @${RATE}/s, ${n}`, svc.p99, 'ms', floor.p99),
