@@ -165,6 +165,19 @@ describe('cancellation', () => {
     await (workers[0] as Child).waitForOutput(/cancelled [0-9a-f-]{36}/, 3000);
   });
 
+  it('a request the client abandons is cancelled in the worker (our SDK), long before the deadline', async () => {
+    const worker = workers[0] as Child;
+    const abandon = new AbortController();
+    const pending = request(`${http.base}/ours/slow?ms=60000&tag=abandoned`, { signal: abandon.signal }).catch(
+      (err: unknown) => err,
+    );
+    await worker.waitForOutput('started tag=abandoned', 5000);
+    abandon.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    // default_timeout is 1,500 ms here; the handler's signal fires on the abort itself.
+    await worker.waitForOutput(/cancelled [0-9a-f-]{36} tag=abandoned/, 1000);
+  });
+
   it('CORS: permissive without config, preflight answered without calling a function', async () => {
     const pre = await request(`${http.base}/ours/echo/1`, {
       method: 'OPTIONS',

@@ -33,7 +33,9 @@ worker.registerFunction(`${p}::fail`, async () => {
 const held = new Set();
 worker.registerFunction(`${p}::slow`, async (req, ctx) => {
   const signal = ctx?.signal;
-  signal?.addEventListener('abort', () => console.log(`cancelled ${ctx.invocationId}`));
+  const tag = req?.query_params?.tag ? ` tag=${req.query_params.tag}` : '';
+  signal?.addEventListener('abort', () => console.log(`cancelled ${ctx.invocationId}${tag}`));
+  if (tag) console.log(`started${tag}`);
   const ms = Number(req?.query_params?.ms ?? 60000);
   if (req?.query_params?.hold === '1') {
     await new Promise((resolve) => {
