@@ -11,3 +11,18 @@ export { runCapabilityWorker, type CapabilityWorker, type RunningCapabilityWorke
 export { createLogger } from './logger.js';
 export { childTraceparent, newTraceparent, parseTraceparent } from './trace-context.js';
 export { conditionFunctionId } from './client/fire-trigger.js';
+export {
+  applyUpdateOps,
+  parseUpdateOp,
+  MAX_MERGE_VALUE_DEPTH,
+  MAX_MERGE_VALUE_KEYS,
+  MAX_PATH_DEPTH,
+  MAX_SEGMENT_BYTES,
+  PROTOTYPE_KEYS,
+  type JsonObject,
+  type JsonValue,
+  type ParsedUpdateOp,
+  type UpdateOp,
+  type UpdateOpError,
+  type UpdateOutcome,
+} from './update-ops/index.js';

@@ -3,11 +3,11 @@
  * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures
  * surface as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
  */
-import { InvocationError, type SvcClient } from '@svc/sdk';
+import { InvocationError, type SvcClient, type UpdateOpError } from '@svc/sdk';
 import type { JsonValue, StateAdapter } from './adapters/types.js';
 import type { TriggerDispatcher } from './dispatcher.js';
 import { fieldsOf, nameField, opsField, valueField } from './input.js';
-import { updateMutation, type UpdateOpError } from './update-ops.js';
+import { updateMutation } from './update-mutation.js';
 
 export interface StateFunctionsOptions {
   adapter: StateAdapter;

@@ -5,4 +5,5 @@ export { MemoryAdapter } from './adapters/memory.js';
 export { FileAdapter } from './adapters/file.js';
 export { RedisAdapter } from './adapters/redis.js';
 export { BridgeAdapter } from './adapters/bridge.js';
-export { applyUpdateOps, updateMutation, type UpdateOp, type UpdateOpError } from './update-ops.js';
+export { updateMutation } from './update-mutation.js';
+export { applyUpdateOps, type UpdateOp, type UpdateOpError } from '@svc/sdk';

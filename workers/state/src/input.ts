@@ -2,9 +2,8 @@
  * Validation of `state::*` inputs (untrusted: they come from any worker). Every problem is an `INVALID_ARGUMENTS`
  * error that names the field and says what is expected; nothing reaches the store before its input passed here.
  */
-import { InvocationError } from '@svc/sdk';
+import { InvocationError, parseUpdateOp, type UpdateOp } from '@svc/sdk';
 import type { JsonValue } from './adapters/types.js';
-import type { UpdateOp } from './update-ops.js';
 
 /** Deepest nesting a stored value may have (deeper JSON is refused rather than risking the stack). */
 export const MAX_VALUE_DEPTH = 128;
@@ -75,57 +74,13 @@ export function opsField(functionId: string, fields: Fields): UpdateOp[] {
   return ops.map((op, index) => parseOp(functionId, op, `ops[${index}]`));
 }
 
-const OP_TYPES = 'set, merge, increment, decrement, append, remove';
-
+/** The op's shape is checked by the SDK (one rule set with `stream::update`); its value must also be plain JSON. */
 function parseOp(functionId: string, raw: unknown, where: string): UpdateOp {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw invalid(functionId, `${where} must be an object with a type (${OP_TYPES})`);
-  }
-  const op = raw as Fields;
-  switch (op.type) {
-    case 'set':
-      return { type: 'set', path: fieldPath(functionId, op, where), value: opValue(functionId, op, where, true) };
-    case 'remove':
-      return { type: 'remove', path: fieldPath(functionId, op, where) };
-    case 'increment':
-    case 'decrement':
-      return { type: op.type, path: fieldPath(functionId, op, where), by: integerBy(functionId, op, where) };
-    case 'merge':
-    case 'append':
-      return { type: op.type, path: segmentPath(functionId, op, where), value: opValue(functionId, op, where, false) };
-    default:
-      throw invalid(functionId, `${where}.type must be one of ${OP_TYPES}, got ${describe(op.type)}`);
-  }
-}
-
-function fieldPath(functionId: string, op: Fields, where: string): string {
-  if (typeof op.path !== 'string') {
-    throw invalid(functionId, `${where}.path must be a string (a first-level field name, "" for the whole value)`);
-  }
-  return op.path;
-}
-
-function segmentPath(functionId: string, op: Fields, where: string): string | string[] | undefined {
-  const path = op.path;
-  if (path === undefined || path === null) return undefined;
-  if (typeof path === 'string') return path;
-  if (Array.isArray(path) && path.every((segment) => typeof segment === 'string')) return path as string[];
-  throw invalid(functionId, `${where}.path must be a string or an array of strings`);
-}
-
-function opValue(functionId: string, op: Fields, where: string, optional: boolean): JsonValue {
-  if (op.value === undefined) {
-    if (optional) return null;
-    throw invalid(functionId, `${where}.value is required`);
-  }
-  return jsonValue(functionId, op.value, `${where}.value`);
-}
-
-function integerBy(functionId: string, op: Fields, where: string): number {
-  if (typeof op.by !== 'number' || !Number.isSafeInteger(op.by)) {
-    throw invalid(functionId, `${where}.by must be an integer, got ${describe(op.by)}`);
-  }
-  return op.by;
+  const parsed = parseUpdateOp(raw, where);
+  if (!parsed.ok) throw invalid(functionId, parsed.problem);
+  const op = parsed.op;
+  if ('value' in op) jsonValue(functionId, op.value, `${where}.value`);
+  return op;
 }
 
 function isPlainObject(value: object): boolean {

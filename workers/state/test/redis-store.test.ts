@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, expect, it } from 'vitest';
 import { RedisAdapter } from '../src/adapters/redis.js';
 import type { StateChange } from '../src/adapters/types.js';
-import { updateMutation } from '../src/update-ops.js';
+import { updateMutation } from '../src/update-mutation.js';
 import { REDIS_URL, redisAnswers } from './support/stores.js';
 
 // Redis is an external service (CI starts it with scripts/services.sh); without it these cases cannot run.

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { InvocationError, type SvcClient } from '@svc/sdk';
+import { InvocationError, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
-import { updateOpSchema } from './update-ops.js';
 
 /** Most ops in one `stream::update` (as `state::update`). */
 const MAX_OPS = 1000;
@@ -12,7 +11,14 @@ const name = z.string().min(1);
 const groupInput = z.object({ stream_name: name, group_id: name });
 const itemInput = groupInput.extend({ item_id: name });
 const setInput = itemInput.extend({ data: z.unknown() });
-const updateInput = itemInput.extend({ ops: z.array(updateOpSchema).max(MAX_OPS) });
+/** One op, checked by the SDK's rules (the same as `state::update`); a malformed op fails the whole call. */
+const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
+  const parsed = parseUpdateOp(raw);
+  if (parsed.ok) return parsed.op;
+  ctx.addIssue({ code: 'custom', message: parsed.problem });
+  return z.NEVER;
+});
+const updateInput = itemInput.extend({ ops: z.array(updateOp).max(MAX_OPS) });
 const listGroupsInput = z.object({ stream_name: name });
 const sendInput = groupInput.extend({ id: z.string().nullish(), type: name, data: z.unknown() });
 

@@ -1,7 +1,7 @@
 import type { StreamAdapter, UpdateResult } from './adapters/types.js';
 import type { CustomStreams } from './custom-streams.js';
 import { wrap, type StreamWrapperMessage, type SubscriptionRequest } from './messages.js';
-import { applyUpdateOps, type UpdateOp } from './update-ops.js';
+import { applyUpdateOps, type JsonValue, type UpdateOp } from '@svc/sdk';
 
 export interface ItemKey {
   stream_name: string;
@@ -74,7 +74,9 @@ export class StreamStore {
 
   async update(key: ItemKey, ops: UpdateOp[]): Promise<UpdateResult & Change> {
     if (!this.custom?.has('update', key.stream_name)) {
-      return this.adapter.update(key.stream_name, key.group_id, key.item_id, (current) => applyUpdateOps(current, ops));
+      // Stored items are JSON: the adapters keep them as JSON text and hand back what they parsed.
+      const apply = (current: unknown) => applyUpdateOps(current as JsonValue | undefined, ops);
+      return this.adapter.update(key.stream_name, key.group_id, key.item_id, apply);
     }
     const result = await this.custom.call<unknown>('update', key.stream_name, { ...key, ops });
     const r = isRecord(result) ? result : {};

@@ -14,7 +14,7 @@ import { MemoryStreamAdapter } from '../src/adapters/memory.js';
 import { RedisStreamAdapter } from '../src/adapters/redis.js';
 import type { StreamAdapter } from '../src/adapters/types.js';
 import type { StreamWrapperMessage } from '../src/messages.js';
-import { applyUpdateOps } from '../src/update-ops.js';
+import { applyUpdateOps, type JsonValue } from '@svc/sdk';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-stream-adapters-'));
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -102,7 +102,9 @@ for (const [name, make] of Object.entries(factories)) {
       const a = await start();
       const seen = collect(a);
       await a.set('s', 'g', 'i', { id: 'i', v: 1 });
-      await a.update('s', 'g', 'i', (cur) => applyUpdateOps(cur, [{ type: 'increment' as const, path: 'v', by: 2 }]));
+      await a.update('s', 'g', 'i', (cur) =>
+        applyUpdateOps(cur as JsonValue | undefined, [{ type: 'increment' as const, path: 'v', by: 2 }]),
+      );
       await a.delete('s', 'g', 'i');
       await a.delete('s', 'g', 'i'); // missing: no event
       await a.publish({
@@ -126,12 +128,12 @@ for (const [name, make] of Object.entries(factories)) {
       const a = await start();
       const seen = collect(a);
       const bad = [{ type: 'remove' as const, path: '__proto__' }];
-      const missing = await a.update('s', 'g', 'none', (c) => applyUpdateOps(c, bad));
+      const missing = await a.update('s', 'g', 'none', (c) => applyUpdateOps(c as JsonValue | undefined, bad));
       expect(missing).toMatchObject({ old_value: null, new_value: null, message: undefined });
       expect(missing.errors).toHaveLength(1);
       expect(await a.get('s', 'g', 'none')).toBeUndefined();
       await a.set('s', 'g', 'i', { n: 1 });
-      const kept = await a.update('s', 'g', 'i', (c) => applyUpdateOps(c, bad));
+      const kept = await a.update('s', 'g', 'i', (c) => applyUpdateOps(c as JsonValue | undefined, bad));
       expect(kept).toMatchObject({ old_value: { n: 1 }, new_value: { n: 1 }, message: undefined });
       await until(() => seen.length >= 1);
       await new Promise((r) => setTimeout(r, 50));
@@ -141,7 +143,11 @@ for (const [name, make] of Object.entries(factories)) {
     it('update applies ops atomically under concurrency (no lost increments)', async () => {
       const a = await start();
       const ops = [{ type: 'increment' as const, path: 'n', by: 1 }];
-      await Promise.all(Array.from({ length: 40 }, () => a.update('s', 'g', 'counter', (c) => applyUpdateOps(c, ops))));
+      await Promise.all(
+        Array.from({ length: 40 }, () =>
+          a.update('s', 'g', 'counter', (c) => applyUpdateOps(c as JsonValue | undefined, ops)),
+        ),
+      );
       expect(await a.get('s', 'g', 'counter')).toEqual({ n: 40 });
     });
 
@@ -170,7 +176,7 @@ for (const [name, make] of Object.entries(factories)) {
               if (model.delete(id)) events++;
             } else {
               await a.update('s', c.group, c.key, (cur) =>
-                applyUpdateOps(cur, [{ type: 'increment', path: 'v', by: c.by }]),
+                applyUpdateOps(cur as JsonValue | undefined, [{ type: 'increment', path: 'v', by: c.by }]),
               );
               model.set(id, { v: (model.get(id)?.v ?? 0) + c.by });
               events++;

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { JsonValue, StateAdapter, StateChange } from '../../src/adapters/types.js';
-import { updateMutation, type UpdateOp } from '../../src/update-ops.js';
+import type { UpdateOp } from '@svc/sdk';
+import { updateMutation } from '../../src/update-mutation.js';
 
 export class Model {
   readonly scopes = new Map<string, Map<string, JsonValue>>();

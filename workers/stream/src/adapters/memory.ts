@@ -1,6 +1,6 @@
 import type { StreamWrapperMessage } from '../messages.js';
 import { wrap } from '../messages.js';
-import type { UpdateOutcome } from '../update-ops.js';
+import type { UpdateOutcome } from '@svc/sdk';
 import type { ChangeListener, SetResult, StreamAdapter, StreamMetadata, UpdateResult } from './types.js';
 import { AdapterClosedError } from './types.js';
 

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { frameTimestamp } from '../clock.js';
 import type { StreamWrapperMessage } from '../messages.js';
 import { parseWrapperMessage } from '../wrapper-guard.js';
-import type { UpdateOutcome } from '../update-ops.js';
+import type { UpdateOutcome } from '@svc/sdk';
 import type { ChangeListener, StreamAdapter, StreamMetadata } from './types.js';
 import { AdapterClosedError } from './types.js';
 

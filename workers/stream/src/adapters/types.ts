@@ -1,5 +1,5 @@
 import type { StreamWrapperMessage } from '../messages.js';
-import type { UpdateOpError, UpdateOutcome } from '../update-ops.js';
+import type { UpdateOpError, UpdateOutcome } from '@svc/sdk';
 
 export interface SetResult {
   old_value: unknown;

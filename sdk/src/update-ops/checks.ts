@@ -1,10 +1,8 @@
 /**
- * The limits of `state::update` ops (PROTOCOL.md §4.1) and the checks of paths and merge values against them, plus
- * the small JSON helpers the ops share.
+ * The limits of update ops (PROTOCOL.md §4.1) and the checks of paths and merge values against them, plus the small
+ * JSON helpers the ops share.
  */
-import type { JsonValue } from './adapters/types.js';
-
-type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject, JsonValue } from './types.js';
 
 export interface Problem {
   code: string;
@@ -79,4 +77,10 @@ export function isObject(value: JsonValue | undefined): value is JsonObject {
 /** A deep copy that keeps a `__proto__` key as plain data (JSON.parse defines own properties). */
 export function cloneJson<T extends JsonValue>(value: T): T {
   return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
+}
+
+export function typeName(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }

@@ -1,7 +1,9 @@
-/** `state::update` op semantics (PROTOCOL.md §4.1): each rule checked on its own, against hand-written results. */
+/**
+ * Update op semantics (PROTOCOL.md §4.1), shared by `state::update` and `stream::update`: each rule checked on its
+ * own, against hand-written results, plus the check of untrusted op shapes.
+ */
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../src/adapters/types.js';
-import { applyUpdateOps, updateMutation, type UpdateOp } from '../src/update-ops.js';
+import { applyUpdateOps, parseUpdateOp, type JsonValue, type UpdateOp } from '../src/index.js';
 
 const run = (current: JsonValue | undefined, ...ops: UpdateOp[]) => applyUpdateOps(current, ops);
 const codes = (current: JsonValue | undefined, ...ops: UpdateOp[]) => run(current, ...ops).errors.map((e) => e.code);
@@ -50,11 +52,16 @@ describe('merge', () => {
     });
     expect(run({ p: 5 }, { type: 'merge', path: ['p', 'q'], value: { z: 1 } }).value).toEqual({ p: { q: { z: 1 } } });
     expect(run(undefined, { type: 'merge', path: 'cfg', value: { on: true } }).value).toEqual({ cfg: { on: true } });
+    expect(run(undefined, { type: 'merge', path: undefined, value: { a: 1 } }).value).toEqual({ a: 1 });
     expect(run({}, { type: 'merge', path: ['a.b'], value: { x: 1 } }).value).toEqual({ 'a.b': { x: 1 } });
   });
 
   it('leaves a non-object root as it is', () => {
-    expect(run([1], { type: 'merge', path: undefined, value: { a: 1 } })).toEqual({ value: [1], errors: [] });
+    expect(run([1], { type: 'merge', path: undefined, value: { a: 1 } })).toEqual({
+      value: [1],
+      errors: [],
+      changed: true,
+    });
   });
 
   it('refuses non-object values, prototype keys, and too deep or too wide values', () => {
@@ -140,9 +147,86 @@ describe('a whole update', () => {
     expect(current).toEqual({ n: 1, l: ['a'] });
   });
 
-  it('writes nothing when no op succeeded (or there are none)', () => {
-    expect(updateMutation([{ type: 'set', path: 'constructor', value: 1 }])({ a: 1 })).toBeUndefined();
-    expect(updateMutation([])({ a: 1 })).toBeUndefined();
-    expect(updateMutation([{ type: 'set', path: 'b', value: 1 }])(undefined)).toEqual({ b: 1 });
+  it('applies a mix of field and path ops in order', () => {
+    const { value, errors, changed } = run(
+      { id: 'a', n: 1, meta: { x: 1 } },
+      { type: 'set', path: 'title', value: 'Hi' },
+      { type: 'increment', path: 'n', by: 5 },
+      { type: 'decrement', path: 'n', by: 2 },
+      { type: 'merge', path: 'meta', value: { y: 2 } },
+      { type: 'merge', path: ['deep', 'er'], value: { z: true } },
+      { type: 'append', path: ['list'], value: 1 },
+      { type: 'append', path: ['list'], value: 2 },
+      { type: 'remove', path: 'id' },
+    );
+    expect(errors).toEqual([]);
+    expect(changed).toBe(true);
+    expect(value).toEqual({ n: 4, title: 'Hi', meta: { x: 1, y: 2 }, deep: { er: { z: true } }, list: [1, 2] });
+  });
+
+  it('reports every failing op with its index and code, and leaves no partial change', () => {
+    const before = { n: 'text', list: 5, keep: 1 };
+    const { value, errors, changed } = run(
+      before,
+      { type: 'increment', path: 'n', by: 1 },
+      { type: 'append', path: 'list', value: 1 },
+      { type: 'set', path: 'ok', value: true },
+      { type: 'set', path: '__proto__', value: true },
+      { type: 'merge', path: Array.from({ length: 40 }, () => 'a'), value: {} },
+      { type: 'merge', path: 'm', value: 3 },
+      { type: 'merge', path: ['a', ''], value: {} },
+      { type: 'merge', path: undefined, value: { constructor: 1 } },
+    );
+    expect(errors.map((e) => [e.op_index, e.code])).toEqual([
+      [0, 'increment.not_number'],
+      [1, 'append.type_mismatch'],
+      [3, 'set.path.proto_polluted'],
+      [4, 'merge.path.too_deep'],
+      [5, 'merge.value.not_an_object'],
+      [6, 'merge.path.empty_segment'],
+      [7, 'merge.value.proto_polluted'],
+    ]);
+    expect(changed).toBe(true);
+    expect(value).toEqual({ n: 'text', list: 5, keep: 1, ok: true });
+    expect(before).toEqual({ n: 'text', list: 5, keep: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('says nothing changed when every op failed, or there were none', () => {
+    const out = run('plain', { type: 'set', path: 'x', value: 1 });
+    expect(out.errors.map((e) => e.code)).toEqual(['set.target_not_object']);
+    expect(out.changed).toBe(false);
+    expect(applyUpdateOps(undefined, [])).toEqual({ value: {}, errors: [], changed: false });
+  });
+});
+
+describe('parseUpdateOp (untrusted input)', () => {
+  const problem = (raw: unknown) => {
+    const parsed = parseUpdateOp(raw, 'ops[0]');
+    return parsed.ok ? undefined : parsed.problem;
+  };
+
+  it('accepts every op type and normalizes a missing set value and a null merge/append path', () => {
+    expect(parseUpdateOp({ type: 'set', path: 'a' })).toEqual({
+      ok: true,
+      op: { type: 'set', path: 'a', value: null },
+    });
+    expect(parseUpdateOp({ type: 'merge', path: null, value: { a: 1 } })).toEqual({
+      ok: true,
+      op: { type: 'merge', path: undefined, value: { a: 1 } },
+    });
+    expect(parseUpdateOp({ type: 'append', path: ['a', 'b'], value: 1 })).toMatchObject({ ok: true });
+    expect(parseUpdateOp({ type: 'decrement', path: '', by: -3 })).toMatchObject({ ok: true });
+    expect(parseUpdateOp({ type: 'remove', path: 'x' })).toMatchObject({ ok: true });
+  });
+
+  it('refuses malformed ops, naming the field and what is expected', () => {
+    expect(problem({ type: 'explode' })).toMatch(/^ops\[0\]\.type must be one of set, merge/);
+    expect(problem([1])).toMatch(/^ops\[0\] must be an object/);
+    expect(problem({ type: 'increment', path: 'n', by: 1.5 })).toMatch(/^ops\[0\]\.by must be an integer/);
+    expect(problem({ type: 'increment', path: 'n', by: 2 ** 53 })).toMatch(/by must be an integer/);
+    expect(problem({ type: 'merge', path: 'm' })).toBe('ops[0].value is required');
+    expect(problem({ type: 'set', path: ['a'], value: 1 })).toMatch(/^ops\[0\]\.path must be a string/);
+    expect(problem({ type: 'append', path: ['a', 1], value: 1 })).toMatch(/path must be a string or an array/);
   });
 });

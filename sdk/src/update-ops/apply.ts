@@ -1,5 +1,6 @@
 /**
- * `state::update` operations (PROTOCOL.md §4.1 `UpdateOp`), applied in order to a copy of the current value.
+ * Applies update ops (PROTOCOL.md §4.1 `UpdateOp`) in order to a copy of the current value; the one implementation
+ * behind `state::update` and `stream::update`.
  *
  * Path rules, kept wire-compatible: `set`, `increment`, `decrement` and `remove` take one first-level field name
  * (`""` = the whole value; a dot is part of the name, never a separator). `merge` and `append` take a field name or
@@ -7,45 +8,17 @@
  * non-empty, at most 256 bytes, never `__proto__`, `constructor` or `prototype`; at most 32 segments. A merge value
  * is an object with at most 1024 top-level keys, none of them a prototype key, nested at most 16 deep.
  *
- * A failing op is skipped and reported as `{op_index, code, message}`; the other ops still apply.
+ * A failing op is skipped and reported as `{op_index, code, message}`; the other ops still apply. Every check runs
+ * before an op writes anything, so a failed op leaves no partial change behind.
  */
-import type { JsonValue, Mutation } from './adapters/types.js';
-import { cloneJson, isObject, mergeValueProblem, pathProblem } from './update-op-checks.js';
-
-export {
-  MAX_MERGE_VALUE_DEPTH,
-  MAX_MERGE_VALUE_KEYS,
-  MAX_PATH_DEPTH,
-  MAX_SEGMENT_BYTES,
-  PROTOTYPE_KEYS,
-} from './update-op-checks.js';
-
-export type UpdateOp =
-  | { type: 'set'; path: string; value: JsonValue }
-  | { type: 'merge'; path: string | string[] | undefined; value: JsonValue }
-  | { type: 'increment'; path: string; by: number }
-  | { type: 'decrement'; path: string; by: number }
-  | { type: 'append'; path: string | string[] | undefined; value: JsonValue }
-  | { type: 'remove'; path: string };
-
-export interface UpdateOpError {
-  op_index: number;
-  code: string;
-  message: string;
-}
-
-type JsonObject = { [key: string]: JsonValue };
-
-export interface ApplyResult {
-  value: JsonValue;
-  errors: UpdateOpError[];
-}
+import { cloneJson, isObject, mergeValueProblem, pathProblem, typeName } from './checks.js';
+import type { JsonObject, JsonValue, UpdateOp, UpdateOpError, UpdateOutcome } from './types.js';
 
 /** Applies `ops` to `current` (`undefined` = missing key); never mutates `current`. */
-export function applyUpdateOps(current: JsonValue | undefined, ops: readonly UpdateOp[]): ApplyResult {
+export function applyUpdateOps(current: JsonValue | undefined, ops: readonly UpdateOp[]): UpdateOutcome {
   const state = new OpState(current);
   ops.forEach((op, index) => applyOne(state, op, index));
-  return { value: state.value, errors: state.errors };
+  return { value: state.value, errors: state.errors, changed: state.errors.length < ops.length };
 }
 
 class OpState {
@@ -214,12 +187,6 @@ function assignAll(target: JsonObject, source: JsonObject): void {
   for (const [key, entry] of Object.entries(source)) target[key] = cloneJson(entry);
 }
 
-function typeName(value: JsonValue): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
 function notObjectMessage(opName: string, path: string, target: JsonValue): string {
   return `cannot ${opName} at path '${path || 'root'}': the value there is ${typeName(target)}, expected an object`;
 }
@@ -230,18 +197,4 @@ function notNumberMessage(path: string, found: JsonValue): string {
 
 function appendMismatch(path: string, target: JsonValue, value: JsonValue): string {
   return `cannot append ${typeName(value)} at path '${path}': the target is ${typeName(target)}; expected an array, a string (with a string value), null or a missing field`;
-}
-
-/**
- * The mutation `state::update` runs in the store: apply the ops; write nothing when no op succeeded (an update
- * whose every op failed, or that has no ops, is not a committed change and fires no trigger). `onErrors` receives
- * the op errors of the attempt that was kept (optimistic stores may run the mutation more than once).
- */
-export function updateMutation(ops: readonly UpdateOp[], onErrors?: (errors: UpdateOpError[]) => void): Mutation {
-  const mutate = (current: JsonValue | undefined): JsonValue | undefined => {
-    const { value, errors } = applyUpdateOps(current, ops);
-    onErrors?.(errors);
-    return errors.length === ops.length ? undefined : value;
-  };
-  return Object.assign(mutate, { ops });
 }
