@@ -7,7 +7,12 @@
  * child processes).
  */
 import type { Logger } from 'pino';
-import type { ErrorBody, HttpInvocationRef, SvcClient } from '@svc/sdk';
+import type { ErrorBody, SvcClient } from '@svc/sdk';
+import type {
+  HttpFunctionHandle,
+  HttpFunctionRegistrar,
+  HttpFunctionRegistration,
+} from '../core/http-function-hook.js';
 
 export interface ModuleContext {
   /**
@@ -60,28 +65,8 @@ export type TopologyEvent =
   | { kind: 'functions' }
   | { kind: 'triggers' };
 
-/** What the registrar gets: the worker's `registerfunction` fields plus the sender's id. */
-export interface HttpFunctionRegistration {
-  functionId: string;
-  invocation: HttpInvocationRef;
-  description?: string;
-  request_format?: unknown;
-  response_format?: unknown;
-  metadata?: unknown;
-  /** The registering worker; the function must live only as long as it stays connected. */
-  workerId: string;
-}
-
-/** `unregister()` is called when the worker unregisters the id or disconnects. */
-export interface HttpFunctionHandle {
-  unregister(): void;
-}
-
-/**
- * Registers the function (typically through the module's own in-process client) and returns its handle. Throw to
- * refuse (the message reaches the worker). May be called for the same id by several workers; each gets a handle.
- */
-export type HttpFunctionRegistrar = (registration: HttpFunctionRegistration) => HttpFunctionHandle;
+// The registrar contract is defined once, beside the core's hook that calls it (a type-only import: no runtime link).
+export type { HttpFunctionHandle, HttpFunctionRegistrar, HttpFunctionRegistration };
 
 export interface WorkerView {
   id: string;
