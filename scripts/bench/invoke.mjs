@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import WebSocket from 'ws';
+import { freePort } from './lib/net.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -20,16 +20,6 @@ const SIZES = [
   { label: '10KiB', size: 10 * 1024 },
 ];
 const CONCURRENCY = [1, 16, 256];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Forks a role and resolves once it reports ready; `ask(cmd)` sends one IPC command and resolves its answer. */
 function role(name, url) {

@@ -16,12 +16,11 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import WebSocket from 'ws';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BrokerAdapter, BuiltinQueueAdapter, KvserverAdapter } from '../../workers/queue/dist/index.js';
+import { freePort, waitUntil, probe, portOpen } from './lib/net.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const JOBS = Number(process.env.SVC_BENCH_QUEUE_JOBS ?? 20000);
@@ -185,49 +184,6 @@ async function throughEngine(log) {
     queue?.kill('SIGKILL');
     engine.kill('SIGKILL');
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(cond, timeoutMs) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms`);
-}
-
-function probe(url) {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    const done = (ok) => {
-      ws.removeAllListeners();
-      ws.on('error', () => undefined);
-      ws.terminate();
-      resolve(ok);
-    };
-    ws.on('message', (d) => done(String(d).includes('workerregistered')));
-    ws.on('error', () => done(false));
-    ws.on('close', () => done(false));
-  });
-}
-
-function portOpen(port) {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 }
 
 export async function run({ log = console.log } = {}) {

@@ -5,26 +5,15 @@
 //   node scripts/bench/run.mjs startup      (needs `npm run build` first)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './lib/net.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'cli/dist/main.js');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns `args`, resolves the ms until `pattern` shows on stdout/stderr (or the exit, for the floor), then stops it. */
 function timeUntil(args, { pattern, env = {}, cwd = ROOT, timeoutMs = 30000 }) {

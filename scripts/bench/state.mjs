@@ -12,14 +12,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import WebSocket from 'ws';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { FileAdapter, MemoryAdapter, RedisAdapter } from '../../workers/state/dist/index.js';
 import { registerWorker } from '../../sdk/dist/index.js';
+import { freePort, waitUntil, probe, portOpen, round2 } from './lib/net.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OPS = Number(process.env.SVC_BENCH_STATE_OPS ?? 10000);
@@ -270,53 +269,6 @@ export async function run({ log = console.log } = {}) {
     });
   }
   return rows;
-}
-
-function round2(x) {
-  return Math.round(x * 100) / 100;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(cond, timeoutMs) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms`);
-}
-
-function probe(url) {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    const done = (ok) => {
-      ws.removeAllListeners();
-      ws.on('error', () => undefined);
-      ws.terminate();
-      resolve(ok);
-    };
-    ws.on('message', (d) => done(String(d).includes('workerregistered')));
-    ws.on('error', () => done(false));
-    ws.on('close', () => done(false));
-  });
-}
-
-function portOpen(port) {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

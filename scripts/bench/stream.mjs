@@ -14,13 +14,13 @@
  */
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { freePort } from './lib/net.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLIENTS = Number(process.env.BENCH_STREAM_CLIENTS ?? 1000);
@@ -161,17 +161,6 @@ function once(thread, type) {
 }
 
 // ---------------------------------------------------------------- processes
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const server = createServer();
-    server.on('error', rej);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => res(port));
-    });
-  });
-}
 
 function spawnChild(args, env, readyText) {
   const proc = spawn(process.execPath, args, {
