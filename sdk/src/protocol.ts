@@ -113,8 +113,9 @@ export interface InvokeFunction {
   /** svc extension: the caller's own deadline, so the engine can time the invocation out for it. */
   timeout_ms?: number;
   /**
-   * svc extension: the trigger binding that fired this call (sent by trigger-type providers). Such a call is an
-   * event delivery, not a worker-to-worker call, so the engine forwards `data` unchanged (no `_caller_worker_id`).
+   * svc extension: the trigger binding that fired this call (sent by trigger-type providers), so the engine can
+   * tell an event delivery from a worker-to-worker call. `data` still gains `_caller_worker_id` (the provider's
+   * id), as PROTOCOL.md §3.7 describes for provider-fired calls; the engine forwards the frame text as is.
    */
   fired_by?: string;
 }

@@ -151,7 +151,7 @@ export interface TriggerRequest<P = unknown> {
    * (whose handler's AbortSignal fires). Ignored for void calls.
    */
   signal?: AbortSignal;
-  /** Set by `fireTrigger`: the id of the trigger binding that fired this call (the payload then reaches the handler unchanged). */
+  /** Set by `fireTrigger`: the id of the trigger binding that fired this call (sent as `fired_by`). */
   firedBy?: string;
 }
 
