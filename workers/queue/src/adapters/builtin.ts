@@ -16,7 +16,7 @@ import type {
   QueueSettings,
   TopicStats,
 } from './types.js';
-import { resolveSettings } from './types.js';
+import { defaultSettings, resolveSettings } from './types.js';
 
 export interface BuiltinOptions {
   max_attempts: number;
@@ -41,13 +41,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
   private readonly defaults: QueueSettings;
 
   constructor(private readonly options: BuiltinOptions) {
-    const fifo = options.mode === 'fifo';
-    this.defaults = {
-      maxAttempts: options.max_attempts,
-      backoffMs: options.backoff_ms,
-      concurrency: fifo ? 1 : options.concurrency,
-      mode: options.mode,
-    };
+    this.defaults = defaultSettings(options);
   }
 
   async start(): Promise<void> {

@@ -19,7 +19,7 @@ import type {
   QueueSettings,
   TopicStats,
 } from './types.js';
-import { DEDUPE_WINDOW_MS, resolveSettings, toErrorInfo } from './types.js';
+import { DEDUPE_WINDOW_MS, defaultSettings, resolveSettings, toErrorInfo } from './types.js';
 
 export interface KvserverOptions {
   kvserver_url: string;
@@ -72,13 +72,7 @@ export class KvserverAdapter implements QueueBackend {
   private readonly defaults: QueueSettings;
 
   constructor(private readonly options: KvserverOptions) {
-    const fifo = options.mode === 'fifo';
-    this.defaults = {
-      maxAttempts: options.max_attempts,
-      backoffMs: options.backoff_ms,
-      concurrency: fifo ? 1 : options.concurrency,
-      mode: options.mode,
-    };
+    this.defaults = defaultSettings(options);
   }
 
   private get topicsKey(): string {

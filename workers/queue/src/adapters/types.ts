@@ -68,6 +68,22 @@ export interface QueueSettings {
   mode: 'concurrent' | 'fifo';
 }
 
+/** A backend's queue defaults from its adapter config; `fifo` always runs one job at a time. */
+export function defaultSettings(options: {
+  max_attempts: number;
+  backoff_ms: number;
+  concurrency: number;
+  mode: 'concurrent' | 'fifo';
+}): QueueSettings {
+  const fifo = options.mode === 'fifo';
+  return {
+    maxAttempts: options.max_attempts,
+    backoffMs: options.backoff_ms,
+    concurrency: fifo ? 1 : options.concurrency,
+    mode: options.mode,
+  };
+}
+
 export interface ErrorInfo {
   code: string;
   message: string;
