@@ -5,17 +5,19 @@
 import type { z } from 'zod';
 import {
   bridgeClientConfigSchema,
-  cronConfigSchema,
   execConfigSchema,
-  httpConfigSchema,
   httpFunctionsConfigSchema,
-  observabilityConfigSchema,
   pubsubConfigSchema,
+  telemetryConfigSchema,
+} from './modules/index.js';
+import {
+  cronConfigSchema,
+  httpConfigSchema,
+  observabilityConfigSchema,
   queueConfigSchema,
   stateConfigSchema,
   streamConfigSchema,
-  telemetryConfigSchema,
-} from './modules/index.js';
+} from './worker-schemas.js';
 
 export const MODULE_CLASSES = {
   http: 'modules::api::RestApiModule',
@@ -41,6 +43,17 @@ export const CAPABILITY_WORKERS = [
   { dir: 'cron', name: 'svc-cron', class: MODULE_CLASSES.cron },
   { dir: 'stream', name: 'svc-stream', class: MODULE_CLASSES.stream },
 ] as const;
+
+/**
+ * The observability module's worker: a process like the capability workers, but always spawned by the engine
+ * that has `modules::observability::OtelModule` (the module also has an engine side: spans of every invocation,
+ * the `/otel` hand-off), so it is not a service of its own under docker compose.
+ */
+export const OBSERVABILITY_WORKER = {
+  dir: 'observability',
+  name: 'svc-otel',
+  class: MODULE_CLASSES.observability,
+} as const;
 
 export type CapabilityWorker = (typeof CAPABILITY_WORKERS)[number];
 export type WorkerName = CapabilityWorker['name'];

@@ -1,12 +1,16 @@
+/**
+ * @svc/config: the engine's config pipeline (load YAML → substitute `${VAR:default}` → validate → defaults → a
+ * frozen resolved config), the catalogue of every module class and its schema, and the schemas of the engine
+ * modules. The kit it is built on (@svc/config-kit) and the capability workers' schemas (`@svc/worker-<name>/config`)
+ * are re-exported, so a caller needs this one import.
+ */
+export * from '@svc/config-kit';
 export * from './modules/index.js';
-export { ConfigError, formatPath, type ConfigErrorCode, type ConfigProblem } from './errors.js';
-export { REDACTED, redactText, redactValue, isSecretKey } from './redact.js';
-export { substituteEnv, type Env, type Substituted } from './substitute.js';
-export { validateConfig } from './validate.js';
-export { parseDocument } from './parse.js';
-export { parseModuleConfig, readModuleConfig, type ModuleConfigSources } from './read-module-config.js';
+export * from './worker-schemas.js';
+export { ConfigErrorCode } from './error-codes.js';
 export * from './catalog.js';
 export {
+  engineKeysSchema,
   svcConfigSchema,
   moduleEntrySchema,
   type SvcConfig,
@@ -25,5 +29,16 @@ export {
   type LoadOptions,
   type ConfigSourceKind,
 } from './load-config.js';
-export { deepFreeze, type DeepReadonly } from './freeze.js';
 export { collectWarnings } from './warnings.js';
+export { clusterConfigSchema, type ClusterConfig } from './cluster.js';
+export { renderConfigReference } from './reference.js';
+export {
+  functionFilterSchema,
+  listenerSchema,
+  matchPattern,
+  rbacConfigSchema,
+  type FunctionFilter,
+  type ListenerConfig,
+  type RbacConfig,
+} from './worker-manager.js';
+export { configurationModuleSchema, type ConfigurationModuleConfig } from './configuration-module.js';

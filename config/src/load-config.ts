@@ -8,12 +8,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from './errors.js';
-import { deepFreeze, type DeepReadonly } from './freeze.js';
-import { parseDocument } from './parse.js';
+import {
+  ConfigError,
+  ConfigErrorCode,
+  deepFreeze,
+  parseDocument,
+  substituteEnv,
+  validateConfig,
+  type DeepReadonly,
+  type Env,
+} from '@svc/config-kit';
 import { svcConfigSchema, type SvcConfig } from './schema.js';
-import { substituteEnv, type Env } from './substitute.js';
-import { validateConfig } from './validate.js';
 import { collectWarnings } from './warnings.js';
 
 /** The embedded default config file (all five capability workers, file-based stores under ./data). */
@@ -41,7 +46,7 @@ export function findConfigFile(path: string | undefined, cwd: string): { path: s
     const abs = resolve(cwd, path);
     if (!existsSync(abs)) {
       throw new ConfigError(
-        'config_not_found',
+        ConfigErrorCode.NotFound,
         [{ path: '', message: `no such file; check the -c/--config path` }],
         abs,
       );
@@ -61,7 +66,7 @@ export function loadConfig(path?: string, options: LoadOptions = {}): LoadedConf
     text = readFileSync(source.path, 'utf8');
   } catch (err) {
     throw new ConfigError(
-      'config_not_found',
+      ConfigErrorCode.NotFound,
       [{ path: '', message: `cannot read: ${(err as Error).message}` }],
       source.path,
     );
@@ -74,7 +79,7 @@ export function parseConfigText(text: string, sourceName: string, env: Env): Omi
   const doc = parseDocument(text, sourceName);
   if (doc === null || doc === undefined || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(
-      'config_invalid',
+      ConfigErrorCode.Invalid,
       [{ path: '', message: 'expected a mapping with at least `modules:` (a list of modules)' }],
       sourceName,
     );

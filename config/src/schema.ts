@@ -3,6 +3,12 @@
  * same list under its newer name). An entry is `class` + optional `config`, or `name` (`svc-http` ...) + `config`;
  * a `name:` entry is normalised to its class before validation, so both spellings give the same resolved entry.
  */
+import {
+  DEFAULT_ENGINE_PORT,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_HEARTBEAT_TIMEOUT_MS,
+  DEFAULT_INVOCATION_TIMEOUT_MS,
+} from '@svc/sdk/core';
 import { z } from 'zod';
 import {
   CAPABILITY_WORKERS,
@@ -11,15 +17,21 @@ import {
   workerForName,
   type ModuleClass,
 } from './catalog.js';
-import { nonNegativeIntSchema, portSchema, positiveIntSchema } from './modules/common.js';
+import { clusterConfigSchema } from './cluster.js';
+import { nonNegativeIntSchema, portSchema, positiveIntSchema } from '@svc/config-kit';
+import { configurationModuleShape, liftConfigurationEntry } from './configuration-module.js';
+import { liftWorkerManagers, workerManagerShape } from './worker-manager.js';
 
 function entryWith<C extends ModuleClass, S extends z.ZodType>(cls: C, config: S) {
   return z
     .object({
       class: z.literal(cls),
-      /** A label; for capability workers, the name it runs under (`svc-state`). */
-      name: z.string().min(1).optional(),
-      config: config.prefault({} as z.input<S>) as unknown as z.ZodPrefault<S>,
+      name: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('A label; for capability workers, the name it runs under (`svc-state`).'),
+      config: config.prefault({} as z.input<S>),
     })
     .strict();
 }
@@ -62,26 +74,46 @@ export const moduleEntrySchema = z.preprocess(normaliseEntry, entryUnion);
 
 /** Engine-level keys (names match the engine's options, `engine/src/engine.ts`). */
 const engineShape = {
-  /** Engine WebSocket port for SDK and worker connections. */
-  port: portSchema.default(49134),
-  host: z.string().min(1).default('0.0.0.0'),
-  /** A WebSocket upgrade whose headers do not arrive within this time is closed. */
-  handshake_timeout_ms: positiveIntSchema.default(10000),
-  /** Largest accepted inbound frame; a bigger one closes that connection with 1009. */
-  max_payload_bytes: positiveIntSchema.default(16 * 1024 * 1024),
-  /** Unsent outbound bytes a connection may accumulate (a client that stops reading) before it is dropped. */
-  max_buffered_bytes: positiveIntSchema.default(32 * 1024 * 1024),
-  /** Engine-side deadline of an invocation that carries no `timeout_ms` of its own. */
-  invocation_timeout_ms: positiveIntSchema.default(30000),
-  /** How often the engine pings every socket; 0 disables the pings. */
-  heartbeat_interval_ms: nonNegativeIntSchema.default(10000),
-  /** A socket silent for longer than this is dropped. */
-  heartbeat_timeout_ms: positiveIntSchema.default(30000),
-  /** On SIGTERM/SIGINT: how long spawned processes get to exit before SIGKILL. */
-  shutdown_grace_ms: positiveIntSchema.default(5000),
-  /** Engine log level (pino). */
-  log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  port: portSchema.default(DEFAULT_ENGINE_PORT).describe('Engine WebSocket port for SDK and worker connections.'),
+  host: z.string().min(1).default('0.0.0.0').describe('Listen address of the engine WebSocket.'),
+  handshake_timeout_ms: positiveIntSchema
+    .default(10000)
+    .describe('A WebSocket upgrade whose headers do not arrive within this time is closed.'),
+  max_payload_bytes: positiveIntSchema
+    .default(16 * 1024 * 1024)
+    .describe('Largest accepted inbound frame; a bigger one closes that connection with 1009.'),
+  max_buffered_bytes: positiveIntSchema
+    .default(32 * 1024 * 1024)
+    .describe('Unsent outbound bytes a connection may accumulate (a client that stops reading) before it is dropped.'),
+  invocation_timeout_ms: positiveIntSchema
+    .default(DEFAULT_INVOCATION_TIMEOUT_MS)
+    .describe('Engine-side deadline of an invocation that carries no `timeout_ms` of its own.'),
+  heartbeat_interval_ms: nonNegativeIntSchema
+    .default(DEFAULT_HEARTBEAT_INTERVAL_MS)
+    .describe('How often the engine pings every socket; 0 disables the pings.'),
+  heartbeat_timeout_ms: positiveIntSchema
+    .default(DEFAULT_HEARTBEAT_TIMEOUT_MS)
+    .describe('A socket silent for longer than this is dropped.'),
+  shutdown_grace_ms: positiveIntSchema
+    .default(5000)
+    .describe('On SIGTERM/SIGINT: how long spawned processes get to exit before SIGKILL.'),
+  log_level: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+    .default('info')
+    .describe('Engine log level (pino).'),
+  /** The worker manager: `middleware_function_id`, `rbac` and extra `listeners` (config/src/worker-manager.ts). */
+  ...workerManagerShape,
+  /** Where `configuration::*` keeps values (config/src/configuration-module.ts). */
+  ...configurationModuleShape,
+  cluster: clusterConfigSchema
+    .optional()
+    .describe(
+      'Engines sharing this key route as one cluster over NATS (docs/cluster.md); absent: the engine runs alone.',
+    ),
 };
+
+/** The engine-level keys alone (the config reference documents them; `svcConfigSchema` validates the file). */
+export const engineKeysSchema = z.object(engineShape).strict();
 
 const configObject = z
   .object({ ...engineShape, modules: z.array(moduleEntrySchema) })
@@ -90,11 +122,24 @@ const configObject = z
 
 /** Two listeners of one svc on the same TCP port would fail at start-up with EADDRINUSE; say so up front. */
 function checkPortConflicts(
-  config: { port: number; modules: { config: unknown }[] },
+  config: { port: number; listeners: { port: number }[]; modules: { config: unknown }[] },
   ctx: z.core.$RefinementCtx,
 ): void {
   const taken = new Map<number, string>();
   if (config.port !== 0) taken.set(config.port, 'port (the engine)');
+  config.listeners.forEach((listener, index) => {
+    if (listener.port === 0) return;
+    const other = taken.get(listener.port);
+    if (other) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listeners', index, 'port'],
+        message: `port ${listener.port} is already used by ${other}; give each listener its own port`,
+      });
+    } else {
+      taken.set(listener.port, `listeners[${index}].port`);
+    }
+  });
   config.modules.forEach((entry, index) => {
     const port = (entry.config as { port?: unknown }).port;
     if (typeof port !== 'number' || port === 0) return;
@@ -112,11 +157,14 @@ function checkPortConflicts(
   });
 }
 
-/** `workers:` is accepted as another name for `modules:` (never both). */
+/**
+ * `workers:` is accepted as another name for `modules:` (never both); worker-manager entries in the list become
+ * the engine's listener settings (config/src/worker-manager.ts).
+ */
 function normaliseTopLevel(value: unknown, ctx: z.core.$RefinementCtx): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const doc = value as Record<string, unknown>;
-  if (!('workers' in doc)) return value;
+  if (!('workers' in doc)) return liftConfigurationEntry(liftWorkerManagers(doc));
   if ('modules' in doc) {
     ctx.issues.push({
       code: 'custom',
@@ -127,7 +175,7 @@ function normaliseTopLevel(value: unknown, ctx: z.core.$RefinementCtx): unknown 
     return value;
   }
   const { workers, ...rest } = doc;
-  return { ...rest, modules: workers };
+  return liftConfigurationEntry(liftWorkerManagers({ ...rest, modules: workers }));
 }
 
 export const svcConfigSchema = z.preprocess(normaliseTopLevel, configObject);

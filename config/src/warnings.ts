@@ -1,5 +1,5 @@
 /** Non-fatal findings about a valid config, logged at start-up. */
-import { formatPath } from './errors.js';
+import { formatPath } from '@svc/config-kit';
 import type { SvcConfig } from './schema.js';
 
 /** Every adapter config with `store_method: in_memory` (anywhere in a module's config) loses its data on restart. */

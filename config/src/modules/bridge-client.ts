@@ -1,6 +1,6 @@
 /** `modules::bridge_client::BridgeClientModule` (engine module): cross-engine invocation (SPEC.md "Bridge client"). */
 import { z } from 'zod';
-import { positiveIntSchema } from './common.js';
+import { positiveIntSchema } from '@svc/config-kit';
 
 export const bridgeExposeSchema = z
   .object({ local_function: z.string().min(1), remote_function: z.string().min(1).optional() })
@@ -16,12 +16,17 @@ export const bridgeForwardSchema = z
 
 export const bridgeClientConfigSchema = z
   .object({
-    /** WebSocket URL of the remote engine. */
-    url: z.string().min(1),
-    service_id: z.string().min(1),
-    service_name: z.string().min(1).optional(),
-    expose: z.array(bridgeExposeSchema).default([]),
-    forward: z.array(bridgeForwardSchema).default([]),
+    url: z.string().min(1).describe('WebSocket URL of the remote engine.'),
+    service_id: z.string().min(1).describe('The id this engine announces to the remote one.'),
+    service_name: z.string().min(1).optional().describe('A readable name announced with `service_id`.'),
+    expose: z
+      .array(bridgeExposeSchema)
+      .default([])
+      .describe('Local functions the remote engine may call (`local_function`, optional `remote_function` name).'),
+    forward: z
+      .array(bridgeForwardSchema)
+      .default([])
+      .describe('Remote functions registered here under `local_function`, each call forwarded with its `timeout_ms`.'),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 /** `modules::pubsub::PubSubModule` (engine module): named-event fan-out (SPEC.md "PubSub module"). */
 import { z } from 'zod';
-import { adapterSchema } from './common.js';
+import { adapterSchema, kvserverUrlSchema } from '@svc/config-kit';
 
 export const PUBSUB_ADAPTERS = {
   local: 'modules::pubsub::LocalAdapter',
@@ -9,7 +9,14 @@ export const PUBSUB_ADAPTERS = {
 
 /** `kvserver_url` is SPEC's key; `channel_prefix` (svc addition) separates deployments that share one Redis. */
 export const kvserverPubSubConfigSchema = z
-  .object({ kvserver_url: z.string().min(1), channel_prefix: z.string().min(1).default('svc:pubsub:') })
+  .object({
+    kvserver_url: kvserverUrlSchema,
+    channel_prefix: z
+      .string()
+      .min(1)
+      .default('svc:pubsub:')
+      .describe('Prefix of the Redis channels (svc addition), so deployments that share one Redis stay apart.'),
+  })
   .strict();
 
 export const pubsubAdapterSchema = z.discriminatedUnion('class', [
@@ -17,7 +24,11 @@ export const pubsubAdapterSchema = z.discriminatedUnion('class', [
   adapterSchema(PUBSUB_ADAPTERS.kvserver, kvserverPubSubConfigSchema),
 ]);
 
-export const pubsubConfigSchema = z.object({ adapter: pubsubAdapterSchema }).strict();
+export const pubsubConfigSchema = z
+  .object({
+    adapter: pubsubAdapterSchema.describe('Where events travel: `class` picks the adapter (one of the classes below).'),
+  })
+  .strict();
 
 export type PubSubAdapterConfig = z.infer<typeof pubsubAdapterSchema>;
 export type PubSubConfig = z.infer<typeof pubsubConfigSchema>;

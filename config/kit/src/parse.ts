@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { ConfigError } from './errors.js';
+import { ConfigErrorCode } from './error-codes.js';
 
 // Loaded on first use: a worker that gets its config as JSON (SVC_MODULE_CONFIG) never pays for the YAML parser.
 const require = createRequire(import.meta.url);
@@ -13,6 +14,6 @@ export function parseDocument(text: string, source: string): unknown {
     return yaml.parse(text, { uniqueKeys: true, maxAliasCount: 100, prettyErrors: true });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0] ?? 'unreadable YAML';
-    throw new ConfigError('config_parse_error', [{ path: '', message: `not valid YAML: ${message}` }], source);
+    throw new ConfigError(ConfigErrorCode.ParseError, [{ path: '', message: `not valid YAML: ${message}` }], source);
   }
 }

@@ -3,9 +3,7 @@
  * value found (secrets redacted) and what is expected.
  */
 import { redactText } from './redact.js';
-
-export type ConfigErrorCode =
-  'config_not_found' | 'config_parse_error' | 'config_env_missing' | 'config_env_invalid' | 'config_invalid';
+import type { ConfigErrorCode } from './error-codes.js';
 
 export interface ConfigProblem {
   /** Dotted path with array indices, e.g. `modules[3].config.adapter.class`; empty for the whole document. */

@@ -10,6 +10,7 @@ import { parseDocument } from './parse.js';
 import { ConfigError } from './errors.js';
 import { substituteEnv, type Env } from './substitute.js';
 import { validateConfig } from './validate.js';
+import { ConfigErrorCode } from './error-codes.js';
 
 export interface ModuleConfigSources {
   argv?: readonly string[];
@@ -27,7 +28,7 @@ export function parseModuleConfig<S extends z.ZodType>(schema: S, sources: Modul
       text = readFileSync(file, 'utf8');
     } catch (err) {
       throw new ConfigError(
-        'config_not_found',
+        ConfigErrorCode.NotFound,
         [{ path: '', message: `cannot read ${file}: ${(err as Error).message}` }],
         file,
       );
@@ -43,7 +44,7 @@ export function parseModuleConfig<S extends z.ZodType>(schema: S, sources: Modul
       doc = JSON.parse(json);
     } catch (err) {
       throw new ConfigError(
-        'config_parse_error',
+        ConfigErrorCode.ParseError,
         [{ path: '', message: `not valid JSON: ${(err as Error).message}` }],
         'SVC_MODULE_CONFIG',
       );

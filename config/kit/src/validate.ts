@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { ConfigError, formatPath, type ConfigProblem } from './errors.js';
 import { redactValue } from './redact.js';
+import { ConfigErrorCode } from './error-codes.js';
 
 type Issue = z.core.$ZodIssue & { input?: unknown };
 
@@ -18,12 +19,12 @@ export function validateConfig<S extends z.ZodType>(
   coercible: ReadonlySet<string> = new Set(),
 ): z.output<S> {
   let result = schema.safeParse(data, { reportInput: true });
-  if (!result.success && coercible.size > 0 && coerceIssues(data, result.error.issues as Issue[], coercible)) {
+  if (!result.success && coercible.size > 0 && coerceIssues(data, result.error.issues, coercible)) {
     result = schema.safeParse(data, { reportInput: true });
   }
   if (result.success) return result.data;
-  const problems = result.error.issues.flatMap((issue) => describeIssue(issue as Issue));
-  throw new ConfigError('config_invalid', problems, source);
+  const problems = result.error.issues.flatMap((issue) => describeIssue(issue));
+  throw new ConfigError(ConfigErrorCode.Invalid, problems, source);
 }
 
 function show(value: unknown, key: PropertyKey | undefined): string {

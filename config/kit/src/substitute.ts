@@ -9,6 +9,7 @@
  * ` 8080` are rejected) or a boolean (`true` / `false`).
  */
 import { ConfigError, formatPath, type ConfigProblem } from './errors.js';
+import { ConfigErrorCode } from './error-codes.js';
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -28,8 +29,8 @@ export function substituteEnv(doc: unknown, env: Env, source: string): Substitut
   const out = walk(doc, [], { env, problems, wholeReferences });
   if (problems.length > 0) {
     const code = problems.some((p) => p.message.startsWith('environment variable'))
-      ? 'config_env_missing'
-      : 'config_env_invalid';
+      ? ConfigErrorCode.EnvMissing
+      : ConfigErrorCode.EnvInvalid;
     throw new ConfigError(code, problems, source);
   }
   return { value: out, wholeReferences };

@@ -17,10 +17,19 @@ export type StoreMethod = z.infer<typeof storeMethodSchema>;
 
 /** Keys shared by the built-in key-value stores (state, stream, cron, builtin queue). */
 export const kvStoreShape = {
-  store_method: storeMethodSchema.default('file_based'),
-  /** File (state/stream/cron) or directory (queue) on disk; required when `store_method` is `file_based`. */
-  file_path: z.string().min(1).optional(),
-  save_interval_ms: positiveIntSchema.default(5000),
+  store_method: storeMethodSchema
+    .default('file_based')
+    .describe(
+      '`file_based` keeps the data on disk (SQLite or a file under `file_path`); `in_memory` loses it on restart (not for production).',
+    ),
+  file_path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File (state/stream/cron) or directory (queue) on disk; required when `store_method` is `file_based`.'),
+  save_interval_ms: positiveIntSchema
+    .default(5000)
+    .describe("How often the store is saved to disk, in ms (the worker's README says what it means for durability)."),
 };
 
 /** `file_path` is required when the store is file based. */
@@ -37,13 +46,18 @@ export function requireFilePath(
   }
 }
 
+/** A Redis URL (state, stream, cron, queue and pub/sub adapters on Redis). */
+export const kvserverUrlSchema = z.string().min(1).describe('Redis URL, `redis://[user:password@]host:port[/db]`.');
+
 export const kvStoreConfigSchema = z.object(kvStoreShape).strict().superRefine(requireFilePath);
 export type KvStoreConfig = z.infer<typeof kvStoreConfigSchema>;
 
-export const kvserverConfigSchema = z.object({ kvserver_url: z.string().min(1) }).strict();
+export const kvserverConfigSchema = z.object({ kvserver_url: kvserverUrlSchema }).strict();
 export type KvserverConfig = z.infer<typeof kvserverConfigSchema>;
 
-export const bridgeConfigSchema = z.object({ bridge_url: z.string().min(1) }).strict();
+export const bridgeConfigSchema = z
+  .object({ bridge_url: z.string().min(1).describe('WebSocket URL of the other engine that serves this capability.') })
+  .strict();
 export type BridgeConfig = z.infer<typeof bridgeConfigSchema>;
 
 /**
@@ -51,7 +65,5 @@ export type BridgeConfig = z.infer<typeof bridgeConfigSchema>;
  * validated as `{}` so the defaults (and the "required" checks) still apply.
  */
 export function adapterSchema<C extends string, S extends z.ZodType>(cls: C, config: S) {
-  return z
-    .object({ class: z.literal(cls), config: config.prefault({} as z.input<S>) as unknown as z.ZodPrefault<S> })
-    .strict();
+  return z.object({ class: z.literal(cls), config: config.prefault({} as z.input<S>) }).strict();
 }

@@ -1,0 +1,36 @@
+/**
+ * `@svc/config-kit/bundle`: how a capability worker's `main.js` picks what to run. `npm run build` bundles each
+ * worker's `dist/program.js` (with the SDK, the config kit, zod and OpenTelemetry) into `dist/bundle/program.js`
+ * (scripts/bundle-workers.mjs), which starts with far less module loading than the ~450 modules it is made of.
+ * `dist/bundle/inputs.json` records what it was made from: the build-info file of each TypeScript project it took
+ * modules from (`tsc -b` rewrites one whenever it builds that project) and the package.json of each package it took
+ * from node_modules, with their modification times. The bundle runs only while they all still match, so after a
+ * plain `tsc -b` the worker runs `dist/program.js`, never a stale bundle. Imports nothing but node:fs and node:path.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * The URL of the module a worker's `main.js` (at `mainUrl`) should import: `./bundle/program.js` when it is current,
+ * else `./program.js`.
+ */
+export function workerProgram(mainUrl: string): string {
+  const dist = dirname(fileURLToPath(mainUrl));
+  return pathToFileURL(currentBundle(join(dist, 'bundle')) ?? join(dist, 'program.js')).href;
+}
+
+/** `<dir>/program.js` when `<dir>/inputs.json` lists files that all still have the recorded modification times. */
+export function currentBundle(dir: string): string | undefined {
+  let inputs: Record<string, number>;
+  try {
+    inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as Record<string, number>;
+  } catch {
+    return undefined;
+  }
+  for (const [file, mtimeMs] of Object.entries(inputs)) {
+    if (statSync(resolve(dir, file), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined;
+  }
+  const program = join(dir, 'program.js');
+  return existsSync(program) ? program : undefined;
+}
