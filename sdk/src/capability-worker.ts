@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
+import { setLogForwarder } from './telemetry/log-forward.js';
 import type { ConnectionState, SvcClient } from './types.js';
 import { registerWorker } from './worker.js';
 
@@ -69,13 +70,20 @@ export async function runCapabilityWorker(worker: CapabilityWorker): Promise<Run
 
   watchdog?.arm(SUPERVISED_FIRST_CONNECT_MS, 'engine not reachable');
   await client.ready();
+  const telemetry = client.telemetry;
+  if (telemetry !== undefined) setLogForwarder((level, message, attrs) => telemetry.log(level, message, attrs));
   try {
     handle = await worker.start(client, logger);
   } catch (err) {
     logger.fatal({ err }, `${worker.name} failed to start`);
     await stop(1, 'start failed');
   }
-  logger.info({ worker_id: client.workerId, supervised }, `${worker.name} started`);
+  // its functions and trigger types are registered at the engine before anyone is told it is ready
+  await client.synced();
+  // `svc_ready`: the supervisor's sign that start-up is over (an exit before it fails svc's start-up). A supervised
+  // worker writes it whatever its level (the engine shows the line only when its own level allows).
+  const readyLogger = supervised && !logger.isLevelEnabled('info') ? logger.child({}, { level: 'info' }) : logger;
+  readyLogger.info({ worker_id: client.workerId, supervised, svc_ready: true }, `${worker.name} started`);
   return { client, logger, stop };
 }
 

@@ -6,6 +6,7 @@
  * `client_shutdown` (the client was shut down while the call was pending).
  */
 import type { ErrorBody } from './protocol.js';
+import { ClientErrorCode, ErrorCode } from './error-codes.js';
 
 export interface InvocationErrorInit {
   code: string;
@@ -48,7 +49,7 @@ export function toInvocationError(error: unknown, functionId: string): Invocatio
       ...(typeof error.stacktrace === 'string' ? { stacktrace: error.stacktrace } : {}),
     });
   }
-  return new InvocationError({ code: 'UNKNOWN', message: safeString(error), function_id: functionId });
+  return new InvocationError({ code: ClientErrorCode.Unknown, message: safeString(error), function_id: functionId });
 }
 
 /**
@@ -63,10 +64,10 @@ export function handlerErrorBody(thrown: unknown): ErrorBody {
   }
   if (thrown instanceof Error) {
     return thrown.stack !== undefined
-      ? { code: 'invocation_failed', message: thrown.message, stacktrace: thrown.stack }
-      : { code: 'invocation_failed', message: thrown.message };
+      ? { code: ErrorCode.InvocationFailed, message: thrown.message, stacktrace: thrown.stack }
+      : { code: ErrorCode.InvocationFailed, message: thrown.message };
   }
-  return { code: 'invocation_failed', message: safeString(thrown) };
+  return { code: ErrorCode.InvocationFailed, message: safeString(thrown) };
 }
 
 function safeString(value: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * Every message of the worker protocol, exactly as it is on the wire (PROTOCOL.md §2).
+ * Every message of the worker protocol, exactly as it is on the wire (docs/protocol.md).
  *
  * Wire compatibility with iii-sdk@0.22.1: one JSON object per WebSocket text frame, discriminated by `type`
  * (lowercase variant name). Unknown keys are ignored (the client adds `message_type` to some frames). Optional
@@ -115,7 +115,7 @@ export interface InvokeFunction {
   /**
    * svc extension: the trigger binding that fired this call (sent by trigger-type providers), so the engine can
    * tell an event delivery from a worker-to-worker call. `data` still gains `_caller_worker_id` (the provider's
-   * id), as PROTOCOL.md §3.7 describes for provider-fired calls; the engine forwards the frame text as is.
+   * id), as docs/protocol.md describes for provider-fired calls; the engine forwards the frame text as is.
    */
   fired_by?: string;
 }
@@ -204,25 +204,8 @@ export const FEATURES_HEADER = 'x-svc-features';
 /** Features our SDK announces. */
 export const FEATURE_CANCEL = 'cancel';
 
-/** The stable error codes the engine itself produces (docs/errors.md lists every code with its meaning). */
-export const ErrorCode = {
-  FunctionNotFound: 'function_not_found',
-  InvocationFailed: 'invocation_failed',
-  InvocationStopped: 'invocation_stopped',
-  InvocationTimeout: 'invocation_timeout',
-  InvocationError: 'invocation_error',
-  ChannelSendFailed: 'channel_send_failed',
-  EnqueueError: 'enqueue_error',
-  DeserializationError: 'deserialization_error',
-  SerializationError: 'serialization_error',
-  TriggerRegistrationFailed: 'trigger_registration_failed',
-  TriggerTypeNotFound: 'trigger_type_not_found',
-  FunctionNotInvokable: 'function_not_invokable',
-  InvalidFrame: 'invalid_frame',
-  Cancelled: 'cancelled',
-  NotFound: 'NOT_FOUND',
-  InvalidArguments: 'INVALID_ARGUMENTS',
-} as const;
+/** The wire's error codes (docs/errors.md lists every code with its meaning). */
+export { ErrorCode } from './error-codes.js';
 
 /** 8-4-4-4-12 hex digits. A character loop: this runs on every frame of the hot path, where a regex showed up. */
 export function isUuid(value: unknown): value is string {

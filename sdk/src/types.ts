@@ -4,6 +4,7 @@
  * the other. The one addition: a handler's second argument is a `HandlerContext` (signal, logger, state, trigger)
  * whose `metadata` field holds what iii-sdk passes as the second argument.
  */
+import type { Telemetry } from './telemetry/telemetry.js';
 import type { Logger } from 'pino';
 import type { HttpInvocationRef, TriggerActionWire } from './protocol.js';
 
@@ -25,6 +26,11 @@ export interface WorkerOptions {
    * `willReconnect` is false once the client will not try again (shutdown, or retries exhausted).
    */
   onConnectionStateChange?(state: ConnectionState): void;
+  /**
+   * Send handler log records (and spans made with `client.telemetry`) to the engine as OTLP frames. Default: env
+   * `SVC_OTEL` is `1` or `true` (the engine sets it for the capability workers it spawns when observability is on).
+   */
+  telemetry?: boolean;
 }
 
 export interface ConnectionState {
@@ -153,13 +159,23 @@ export interface TriggerRequest<P = unknown> {
   signal?: AbortSignal;
   /** Set by `fireTrigger`: the id of the trigger binding that fired this call (sent as `fired_by`). */
   firedBy?: string;
+  /**
+   * The invocation id to send, a UUID (default: a fresh one; ignored when this client already waits on that id; any
+   * other string rejects the call with `INVALID_ARGUMENTS`). For
+   * relays that keep a call's id end to end, such as the engine's cluster module.
+   */
+  invocationId?: string;
 }
 
 export type HttpFunctionConfig = HttpInvocationRef;
 
 export interface SvcClient {
   readonly workerId: string | undefined;
+  /** The engine's WebSocket address (undefined for an engine module's in-process client). */
+  readonly engineUrl: string | undefined;
   readonly logger: Logger;
+  /** Spans and log records sent to the engine; undefined when telemetry is off (see `WorkerOptions.telemetry`). */
+  readonly telemetry: Telemetry | undefined;
   registerFunction<I = unknown, O = unknown>(
     id: string,
     handler: FunctionHandler<I, O> | HttpFunctionConfig,
@@ -174,6 +190,12 @@ export interface SvcClient {
   unregisterTriggerType(id: string | { id: string }): void;
   trigger<T = unknown, P = unknown>(request: TriggerRequest<P>): Promise<T>;
   /**
+   * Cancels a sync or enqueue call this client started with `invocationId` set (what aborting its `signal` does,
+   * for callers that track calls by id instead of holding an AbortSignal per call): its promise rejects with
+   * code `cancelled` and the engine tells the executor. False when no such call is pending.
+   */
+  cancel(invocationId: string): boolean;
+  /**
    * For trigger-type providers: fires a binding's function with `payload`, applying its
    * `condition_function_id` (from the binding's config) first: the handler runs only when the condition returns a
    * truthy value. Resolves `{ fired: false }` when the condition said no, `{ fired: true, result }` otherwise.
@@ -181,6 +203,12 @@ export interface SvcClient {
   fireTrigger<T = unknown>(binding: TriggerBinding, payload: unknown, options?: FireOptions): Promise<FireResult<T>>;
   /** Resolves once the socket is open and `workerregistered` has arrived (for the first time). */
   ready(): Promise<void>;
+  /**
+   * Resolves once the engine has handled every frame this client sent before the call (registrations included):
+   * a `ping` the engine answers with `pong` in order. A capability worker awaits it before saying it is ready, so
+   * its functions can be called as soon as it says so.
+   */
+  synced(): Promise<void>;
   /** Stops reconnecting, rejects pending invocations, aborts running handlers, closes the socket. */
   shutdown(): Promise<void>;
 }

@@ -53,6 +53,15 @@ describe('runCapabilityWorker', () => {
     expect(w.logs()).toContain('engine connection lost');
   });
 
+  it('supervised at log level warn: still tells the supervisor it is ready, and logs nothing else at info', async () => {
+    const engine = await engineUp();
+    const w = worker({ SVC_URL: engine.url, CAP_NAME: 'cap-w', SVC_SUPERVISED: '1', SVC_LOG_LEVEL: 'warn' });
+    await w.waitForOutput('"svc_ready":true');
+    expect(w.logs()).toContain('cap-w started');
+    await expect(w.stop()).resolves.toBe(0);
+    expect(w.logs()).not.toContain('capability closed');
+  });
+
   it('unsupervised: survives the engine going away and serves again once it is back', async () => {
     const engine = await engineUp();
     const w = worker({ SVC_URL: engine.url, CAP_NAME: 'cap-c' });

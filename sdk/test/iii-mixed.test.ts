@@ -21,7 +21,7 @@ let iiiCaller: IIIClient;
 const bindings = new Map<string, TriggerBinding>();
 
 function iiiClient(name: string): IIIClient {
-  return registerIiiWorker(engine.url, { otel: { enabled: false }, workerName: name } as never);
+  return registerIiiWorker(engine.url, { otel: { enabled: false }, workerName: name });
 }
 
 beforeAll(async () => {
@@ -101,7 +101,7 @@ describe('an iii-sdk client calling our SDK worker', () => {
     });
     await barrier(ours);
     await expect(
-      iiiCaller.trigger({ function_id: 'mixed-ours::echo', payload: { b: 2 }, metadata: { m: 3 } } as never),
+      iiiCaller.trigger({ function_id: 'mixed-ours::echo', payload: { b: 2 }, metadata: { m: 3 } }),
     ).resolves.toMatchObject({ got: { b: 2 }, metadata: { m: 3 } });
     await expect(iiiCaller.trigger({ function_id: 'mixed-ours::nothing', payload: {} })).resolves.toBeUndefined();
     const err = (await iiiCaller.trigger({ function_id: 'mixed-ours::fail', payload: {} }).catch((e) => e)) as {

@@ -121,6 +121,10 @@ describe('registration replay', () => {
       code: 'INVALID_ARGUMENTS',
       message: 'INVALID_ARGUMENTS: trigger(): timeoutMs must be a positive number',
     });
+    await expect(client.trigger({ function_id: 'x::y', invocationId: 'by-id-1' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringContaining('invocationId must be a UUID') as string,
+    });
     await client.shutdown();
   });
 
@@ -252,6 +256,39 @@ describe('executor replies', () => {
       },
     ]);
     expect(ran).toEqual([{ v: 1 }]);
+    await client.shutdown();
+  });
+});
+
+describe('synced()', () => {
+  it('resolves at the engine pong that answers its ping, sent after the registrations', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { logger });
+    client.registerFunction('sync::fn', () => 1);
+    let done = false;
+    const synced = client.synced().then(() => (done = true));
+    t.open(W1, 'token-1');
+    expect(kinds(t.take())).toEqual(['registerfunction', 'ping', 'invoke:engine::workers::register']);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    t.events.onMessage({ type: 'pong' });
+    await synced;
+    expect(done).toBe(true);
+    await client.shutdown();
+  });
+
+  it('asks again on the next connection when the first one is lost before the pong', async () => {
+    const t = new RecordingTransport();
+    const client = createClient(t, { logger });
+    t.open(W1, 'token-1');
+    t.take();
+    const synced = client.synced();
+    expect(kinds(t.take())).toEqual(['ping']);
+    t.drop();
+    t.open(W2, 'token-2');
+    expect(kinds(t.take())).toContain('ping');
+    t.events.onMessage({ type: 'pong' });
+    await synced;
     await client.shutdown();
   });
 });

@@ -27,6 +27,7 @@ import type {
   WorkerOptions,
 } from '../types.js';
 import { workerMetadata } from '../worker-metadata.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { connectionClosedError, connectionLostError, shutdownError } from './client-errors.js';
 import { fireTrigger } from './fire-trigger.js';
 import { InvocationRunner } from './invocation-runner.js';
@@ -35,16 +36,33 @@ import { OutgoingCalls } from './outgoing-calls.js';
 import { PendingInvocations } from './pending-invocations.js';
 import { localFunction, Registrations, triggerFrame } from './registrations.js';
 import { TriggerProviders } from './trigger-providers.js';
+import { ClientErrorCode } from '../error-codes.js';
+import { DEFAULT_INVOCATION_TIMEOUT_MS } from '../constants.js';
+
+/** Builds a client's telemetry (or none); `createClient` passes `createWorkerTelemetry`. */
+export type TelemetryFactory = (
+  transport: ClientTransport,
+  serviceName: string,
+  option: boolean | undefined,
+) => Telemetry | undefined;
 
 export interface ClientSettings extends WorkerOptions {
   logger: Logger;
   workerName: string;
+  /**
+   * Without it the client has no telemetry, and OpenTelemetry is not loaded: the engine's in-process clients,
+   * whose transport carries no telemetry frames, are built that way.
+   */
+  createTelemetry?: TelemetryFactory;
 }
 
 export class Client implements SvcClient {
   readonly logger: Logger;
+  readonly telemetry: Telemetry | undefined;
   private readonly registrations = new Registrations();
   private readonly pending = new PendingInvocations();
+  /** `synced()` calls waiting for the engine's `pong`, oldest first. */
+  private readonly pongWaiters: (() => void)[] = [];
   private readonly queue: OutboundQueue;
   private readonly runner: InvocationRunner;
   private readonly providers: TriggerProviders;
@@ -66,10 +84,11 @@ export class Client implements SvcClient {
     private readonly settings: ClientSettings,
   ) {
     this.logger = settings.logger;
+    this.telemetry = settings.createTelemetry?.(transport, settings.workerName, settings.telemetry);
     this.calls = new OutgoingCalls(
       this.pending,
       (frame) => this.sendQueued(frame),
-      settings.invocationTimeoutMs ?? 30000,
+      settings.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
     );
     this.queue = new OutboundQueue(this.pending, this.logger);
     this.runner = new InvocationRunner(this, this.registrations);
@@ -87,6 +106,10 @@ export class Client implements SvcClient {
 
   get workerId(): string | undefined {
     return this.id;
+  }
+
+  get engineUrl(): string | undefined {
+    return this.transport.url;
   }
 
   start(): this {
@@ -179,6 +202,19 @@ export class Client implements SvcClient {
     return this.calls.call<T>(request);
   }
 
+  cancel(invocationId: string): boolean {
+    return this.calls.cancel(invocationId);
+  }
+
+  synced(): Promise<void> {
+    if (this.terminated || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.pongWaiters.push(resolve);
+      // not connected: the ping goes out after the replayed registrations once the connection is back
+      this.sendQueued({ type: 'ping' });
+    });
+  }
+
   fireTrigger<T = unknown>(binding: TriggerBinding, payload: unknown, options?: FireOptions): Promise<FireResult<T>> {
     return fireTrigger<T>(this, binding, payload, options);
   }
@@ -249,6 +285,8 @@ export class Client implements SvcClient {
         this.transport.send({ type: 'pong' });
         return;
       case 'pong':
+        // the engine answers pings in order, after every frame sent before them
+        this.pongWaiters.shift()?.();
         return;
       case 'error':
         this.logger.warn({ code: msg.error.code }, `engine error: ${msg.error.message}`);
@@ -267,6 +305,12 @@ export class Client implements SvcClient {
     // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
     this.epoch++;
     this.pending.failSent(connectionLostError);
+    // a lost connection answers no ping: the frames before it are replayed on the next one, so ask again there
+    const waiting = this.pongWaiters.splice(0);
+    for (const resolve of waiting) {
+      if (info.willReconnect && !this.stopping) void this.synced().then(resolve);
+      else resolve();
+    }
     if (!info.willReconnect) {
       this.terminated = true;
       // No further connection will come (retries exhausted, or the engine closed an in-process client).
@@ -291,8 +335,9 @@ export class Client implements SvcClient {
   private async close(): Promise<void> {
     this.rejectReady(shutdownError(undefined));
     this.pending.rejectAll(shutdownError);
-    this.runner.abortAll('client_shutdown');
+    this.runner.abortAll(ClientErrorCode.ClientShutdown);
     this.queue.clear();
+    await this.telemetry?.shutdown().catch(() => undefined); // flushes buffered spans and logs while still open
     await this.transport.close();
   }
 }

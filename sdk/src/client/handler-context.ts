@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import { InvocationError } from '../errors.js';
-import { childTraceparent, newTraceparent } from '../trace-context.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { newTraceparent } from '../trace-context.js';
 import type { HandlerContext, HandlerLogger, StateClient, TriggerRequest } from '../types.js';
 import { HandlerLoggerImpl } from './handler-logger.js';
 import { EngineStateClient } from './state-client.js';
@@ -13,6 +14,7 @@ import { EngineStateClient } from './state-client.js';
 /** What a context needs from its client. */
 export interface ContextHost {
   readonly logger: Logger;
+  readonly telemetry: Telemetry | undefined;
   trigger<T = unknown>(request: TriggerRequest): Promise<T>;
 }
 
@@ -48,8 +50,19 @@ export class InvocationContext implements HandlerContext {
   }
 
   get logger(): HandlerLogger {
+    const telemetry = this.host.telemetry;
     this.handlerLogger ??= new HandlerLoggerImpl(
       this.host.logger.child({ function_id: this.functionId, invocation_id: this.invocationId }),
+      telemetry === undefined
+        ? undefined
+        : {
+            telemetry,
+            traceparent: this.traceparent,
+            attributes: {
+              function_id: this.functionId,
+              ...(this.invocationId ? { invocation_id: this.invocationId } : {}),
+            },
+          },
     );
     return this.handlerLogger;
   }
@@ -59,7 +72,11 @@ export class InvocationContext implements HandlerContext {
     return this.stateClient;
   }
 
-  /** Like the client's `trigger`, carrying this invocation's trace id (with a new span id) and baggage onward. */
+  /**
+   * Like the client's `trigger`, carrying this invocation's trace context and baggage onward. The span of this
+   * invocation is the engine's (it records one per call, named after the function, in the executor's name), so
+   * the nested call's parent is this invocation's own `traceparent`, unchanged.
+   */
   trigger<T = unknown>(request: TriggerRequest): Promise<T> {
     const traceparent = request.traceparent ?? this.nextTraceparent();
     const baggage = request.baggage ?? this.baggage;
@@ -79,8 +96,8 @@ export class InvocationContext implements HandlerContext {
   }
 
   private nextTraceparent(): string {
-    if (this.traceparent !== undefined) return childTraceparent(this.traceparent);
+    if (this.traceparent !== undefined) return this.traceparent;
     this.ownTraceparent ??= newTraceparent();
-    return childTraceparent(this.ownTraceparent);
+    return this.ownTraceparent;
   }
 }

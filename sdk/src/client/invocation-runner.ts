@@ -8,6 +8,7 @@ import { handlerErrorBody } from '../errors.js';
 import type { CancelInvocation, ErrorBody, InvocationResult, InvokeFunction, WorkerToEngine } from '../protocol.js';
 import { InvocationContext, type ContextHost } from './handler-context.js';
 import type { Registrations } from './registrations.js';
+import { ErrorCode } from '../error-codes.js';
 
 export interface RunnerHost extends ContextHost {
   readonly logger: Logger;
@@ -17,9 +18,9 @@ export interface RunnerHost extends ContextHost {
   sendQueued(frame: WorkerToEngine): void;
 }
 
-const NOT_FOUND: ErrorBody = { code: 'function_not_found', message: 'Function not found' };
+const NOT_FOUND: ErrorBody = { code: ErrorCode.FunctionNotFound, message: 'Function not found' };
 const NOT_INVOKABLE: ErrorBody = {
-  code: 'function_not_invokable',
+  code: ErrorCode.FunctionNotInvokable,
   message: 'Function is HTTP-invoked and cannot be invoked locally',
 };
 
@@ -118,7 +119,7 @@ export class InvocationRunner {
         invocation_id: frame.invocation_id,
         function_id: frame.function_id,
         error: {
-          code: 'serialization_error',
+          code: ErrorCode.SerializationError,
           message: `result is not serialisable as JSON: ${(err as Error).message}`,
         },
       });

@@ -9,6 +9,7 @@ import type { ClientTransport } from '../connection/transport.js';
 import { InvocationError } from '../errors.js';
 import type { WorkerToEngine } from '../protocol.js';
 import type { PendingInvocations } from './pending-invocations.js';
+import { ErrorCode } from '../error-codes.js';
 
 export const MAX_QUEUED = 10000;
 
@@ -37,7 +38,7 @@ export class OutboundQueue {
       this.pending.fail(
         dropped.invocation_id,
         new InvocationError({
-          code: 'channel_send_failed',
+          code: ErrorCode.ChannelSendFailed,
           message: `engine unreachable and ${MAX_QUEUED} frames already queued; call dropped`,
           function_id: dropped.function_id,
         }),

@@ -5,9 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvocationError } from '../errors.js';
-import type { InvokeFunction, WorkerToEngine } from '../protocol.js';
+import { isUuid, type InvokeFunction, type WorkerToEngine } from '../protocol.js';
 import type { TriggerRequest } from '../types.js';
 import type { PendingInvocations } from './pending-invocations.js';
+import { ErrorCode } from '../error-codes.js';
+import { MAX_TIMER_MS } from '../constants.js';
 
 export class OutgoingCalls {
   constructor(
@@ -22,8 +24,9 @@ export class OutgoingCalls {
     if (invalid !== undefined) return Promise.reject(invalid);
     const action = request.action ?? undefined;
     if (action !== undefined && action.type === 'void') return this.fireAndForget(request);
-    const invocationId = randomUUID();
-    const timeoutMs = Math.min(request.timeoutMs ?? this.defaultTimeoutMs, MAX_TIMEOUT_MS);
+    const wanted = request.invocationId;
+    const invocationId = wanted !== undefined && !this.pending.has(wanted) ? wanted : randomUUID();
+    const timeoutMs = Math.min(request.timeoutMs ?? this.defaultTimeoutMs, MAX_TIMER_MS);
     const frame: InvokeFunction = {
       type: 'invokefunction',
       invocation_id: invocationId,
@@ -36,7 +39,8 @@ export class OutgoingCalls {
       timeout_ms: timeoutMs,
       fired_by: request.firedBy,
     };
-    if (request.signal?.aborted) return Promise.reject(cancelledError(request.function_id));
+    const signal = request.signal;
+    if (signal?.aborted) return Promise.reject(cancelledError(request.function_id));
     let sent: boolean;
     try {
       sent = this.send(frame);
@@ -44,25 +48,33 @@ export class OutgoingCalls {
       return Promise.reject(serializationError(request.function_id, err));
     }
     // Registered after the send: an answer can only arrive on a later turn of the event loop.
-    const answer = this.pending.add<T>(invocationId, request.function_id, timeoutMs, sent);
-    if (request.signal !== undefined) this.cancelOnAbort(request.signal, invocationId, request.function_id, answer);
-    return answer;
+    const detach = signal === undefined ? undefined : this.cancelOnAbort(signal, invocationId);
+    return this.pending.add<T>(invocationId, request.function_id, timeoutMs, sent, detach);
   }
 
-  /** An aborted signal fails the call at once and tells the engine, which relays the cancel to the executor. */
-  private cancelOnAbort(signal: AbortSignal, invocationId: string, functionId: string, answer: Promise<unknown>): void {
+  /** Fails a pending call as cancelled and tells the engine, which relays the cancel to the executor. */
+  cancel(invocationId: string): boolean {
+    const functionId = this.pending.functionIdOf(invocationId);
+    if (functionId === undefined) return false;
+    this.pending.fail(invocationId, cancelledError(functionId));
+    try {
+      this.send({ type: 'cancelinvocation', invocation_id: invocationId, reason: 'cancelled' });
+    } catch {
+      // Nothing to serialise here that could fail; a closed socket means the engine already dropped the call.
+    }
+    return true;
+  }
+
+  /**
+   * An aborted signal cancels the call (see `cancel`). Returns what removes the listener (the pending table
+   * calls it when the call ends, whichever way).
+   */
+  private cancelOnAbort(signal: AbortSignal, invocationId: string): () => void {
     const onAbort = (): void => {
-      if (!this.pending.has(invocationId)) return;
-      this.pending.fail(invocationId, cancelledError(functionId));
-      try {
-        this.send({ type: 'cancelinvocation', invocation_id: invocationId, reason: 'cancelled' });
-      } catch {
-        // Nothing to serialise here that could fail; a closed socket means the engine already dropped the call.
-      }
+      this.cancel(invocationId);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    const detach = (): void => signal.removeEventListener('abort', onAbort);
-    answer.then(detach, detach);
+    return () => signal.removeEventListener('abort', onAbort);
   }
 
   private fireAndForget<T>(request: TriggerRequest): Promise<T> {
@@ -85,9 +97,6 @@ export class OutgoingCalls {
   }
 }
 
-/** Node timers cannot wait longer (about 24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /** A request the engine would refuse as a malformed frame: refuse it here, with a reason, instead of hanging. */
 function invalidRequest(request: TriggerRequest): InvocationError | undefined {
   const functionId: unknown = request.function_id;
@@ -96,10 +105,12 @@ function invalidRequest(request: TriggerRequest): InvocationError | undefined {
   else if (request.timeoutMs !== undefined && !(request.timeoutMs > 0)) problem = 'timeoutMs must be a positive number';
   else if (request.action?.type === 'enqueue' && typeof request.action.queue !== 'string') {
     problem = 'TriggerAction.Enqueue needs a queue name';
+  } else if (request.invocationId !== undefined && !isUuid(request.invocationId)) {
+    problem = `invocationId must be a UUID (the engine refuses any other id), got ${JSON.stringify(request.invocationId)}`;
   }
   if (problem === undefined) return undefined;
   return new InvocationError({
-    code: 'INVALID_ARGUMENTS',
+    code: ErrorCode.InvalidArguments,
     message: `trigger(): ${problem}`,
     ...(typeof functionId === 'string' ? { function_id: functionId } : {}),
   });
@@ -107,7 +118,7 @@ function invalidRequest(request: TriggerRequest): InvocationError | undefined {
 
 function serializationError(functionId: string, err: unknown): InvocationError {
   return new InvocationError({
-    code: 'serialization_error',
+    code: ErrorCode.SerializationError,
     message: `payload is not serialisable as JSON: ${(err as Error).message}`,
     function_id: functionId,
   });
@@ -115,7 +126,7 @@ function serializationError(functionId: string, err: unknown): InvocationError {
 
 function cancelledError(functionId: string): InvocationError {
   return new InvocationError({
-    code: 'cancelled',
+    code: ErrorCode.Cancelled,
     message: 'the caller cancelled the invocation',
     function_id: functionId,
   });

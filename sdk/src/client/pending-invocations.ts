@@ -10,6 +10,7 @@
 import { InvocationError, toInvocationError } from '../errors.js';
 import type { InvocationResult } from '../protocol.js';
 import { Deadlines, type DeadlineEntry } from './deadlines.js';
+import { ClientErrorCode, ErrorCode } from '../error-codes.js';
 
 interface Pending extends DeadlineEntry {
   functionId: string;
@@ -17,6 +18,8 @@ interface Pending extends DeadlineEntry {
   resolve(value: unknown): void;
   reject(error: Error): void;
   sent: boolean;
+  /** Called once when the call leaves the table, however it ended (the caller's cleanup, e.g. an abort listener). */
+  onEnd: (() => void) | undefined;
 }
 
 export class PendingInvocations {
@@ -26,34 +29,45 @@ export class PendingInvocations {
   private onTimeout(id: string): void {
     const p = this.pending.get(id);
     if (p === undefined) return;
-    this.pending.delete(id);
-    this.deadlines.remove(p);
+    this.end(id, p);
     p.reject(
       new InvocationError({
-        code: 'TIMEOUT',
+        code: ClientErrorCode.Timeout,
         message: `invocation timed out after ${p.timeoutMs}ms`,
         function_id: p.functionId,
       }),
     );
   }
 
+  private end(id: string, p: Pending): void {
+    this.pending.delete(id);
+    this.deadlines.remove(p);
+    p.onEnd?.();
+  }
+
   get size(): number {
     return this.pending.size;
+  }
+
+  /** The function a pending call went to; undefined when `id` is not pending. */
+  functionIdOf(id: string): string | undefined {
+    return this.pending.get(id)?.functionId;
   }
 
   has(id: string): boolean {
     return this.pending.has(id);
   }
 
-  add<T>(id: string, functionId: string, timeoutMs: number, sent: boolean): Promise<T> {
+  add<T>(id: string, functionId: string, timeoutMs: number, sent: boolean, onEnd?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const p: Pending = {
         id,
         functionId,
         timeoutMs,
-        resolve: resolve as (v: unknown) => void,
+        resolve: resolve,
         reject,
         sent,
+        onEnd,
         deadline: 0,
         prev: undefined,
         next: undefined,
@@ -74,8 +88,7 @@ export class PendingInvocations {
   failSent(makeError: (functionId: string) => Error): void {
     for (const [id, p] of this.pending) {
       if (!p.sent) continue;
-      this.pending.delete(id);
-      this.deadlines.remove(p);
+      this.end(id, p);
       p.reject(makeError(p.functionId));
     }
   }
@@ -84,15 +97,14 @@ export class PendingInvocations {
   settle(result: InvocationResult): void {
     const p = this.pending.get(result.invocation_id);
     if (p === undefined) return;
-    if (result.error && result.error.code === 'invocation_timeout') {
+    if (result.error && result.error.code === ErrorCode.InvocationTimeout) {
       // The engine enforced the deadline this client sent as `timeout_ms`: the same event as our own timer, so
       // the caller sees the same `TIMEOUT` whichever side noticed first.
       this.deadlines.remove(p);
       this.onTimeout(result.invocation_id);
       return;
     }
-    this.pending.delete(result.invocation_id);
-    this.deadlines.remove(p);
+    this.end(result.invocation_id, p);
     if (result.error) p.reject(toInvocationError(result.error, p.functionId));
     else p.resolve(result.result);
   }
@@ -101,16 +113,14 @@ export class PendingInvocations {
   fail(id: string, error: Error): void {
     const p = this.pending.get(id);
     if (p === undefined) return;
-    this.pending.delete(id);
-    this.deadlines.remove(p);
+    this.end(id, p);
     p.reject(error);
   }
 
   /** Fails every pending call with the error `makeError(functionId)` builds for it. */
   rejectAll(makeError: (functionId: string) => Error): void {
     for (const [id, p] of this.pending) {
-      this.pending.delete(id);
-      this.deadlines.remove(p);
+      this.end(id, p);
       p.reject(makeError(p.functionId));
     }
   }

@@ -18,6 +18,7 @@ import type {
 } from '../protocol.js';
 import type { TriggerBinding, TriggerTypeHandler } from '../types.js';
 import type { Registrations } from './registrations.js';
+import { ErrorCode } from '../error-codes.js';
 
 interface ActiveBinding {
   typeId: string;
@@ -73,7 +74,7 @@ export class TriggerProviders {
   private async register(msg: RegisterTrigger): Promise<void> {
     const type = this.registrations.triggerTypes.get(msg.trigger_type);
     if (type === undefined) {
-      this.reply(msg, { code: 'trigger_type_not_found', message: 'Trigger type not found' });
+      this.reply(msg, { code: ErrorCode.TriggerTypeNotFound, message: 'Trigger type not found' });
       return;
     }
     const binding: TriggerBinding = { id: msg.id, function_id: msg.function_id, config: msg.config };
@@ -92,7 +93,7 @@ export class TriggerProviders {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.host.logger.warn({ trigger_id: msg.id, trigger_type: msg.trigger_type, err: message }, 'binding refused');
-      this.reply(msg, { code: 'trigger_registration_failed', message });
+      this.reply(msg, { code: ErrorCode.TriggerRegistrationFailed, message });
     }
   }
 

@@ -21,6 +21,10 @@ export interface ClientTransport {
   start(events: TransportEvents): void;
   /** Sends one frame. Returns false (and sends nothing) when the connection is not open. */
   send(message: WorkerToEngine): boolean;
+  /** Sends one binary telemetry frame (PROTOCOL.md §1.6). Optional; false when not open. */
+  sendTelemetry?(frame: Uint8Array): boolean;
   readonly isOpen: boolean;
+  /** The engine's WebSocket address, when there is one (data channels are opened beside it). */
+  readonly url?: string;
   close(): Promise<void>;
 }

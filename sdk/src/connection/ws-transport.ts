@@ -1,19 +1,30 @@
 /**
  * The WebSocket transport: one `ws` connection to the engine, reconnected with backoff and jitter for as long as
- * the reconnection config allows (forever by default).
+ * the reconnection config allows (forever by default). Given several engine URLs (`ws://a,ws://b`, the engines of
+ * one cluster), it fails over: a connection that closes or cannot be opened is retried on the next URL, at once
+ * for a connection that was open, with backoff once every URL has been tried in a row.
  *
  * Ownership: the transport owns its socket, its reconnect timer and its heartbeat timer. `close()` stops
  * reconnecting, closes the socket (terminating it if the close handshake does not finish within a second) and is
  * idempotent. A half-open connection is detected by an idle deadline refreshed by every inbound frame (message,
  * ping or pong); a WS ping is sent every `pingIntervalMs` so a healthy engine always has something to answer. When
  * the engine pings us itself, the deadline shrinks to three of its ping intervals (never above `idleTimeoutMs`).
+ *
+ * Frames sent in the same turn of the event loop leave in one socket write: the first send corks the TCP socket
+ * and a `setImmediate` uncorks it once the turn's I/O callbacks have run, so 256 calls started together cost one
+ * write, not 256, and so do calls started by 256 HTTP requests that arrived in the same turn (each on its own
+ * socket, so a `process.nextTick` would have flushed after every one of them). Answers to invocations are the
+ * exception: they leave at the end of the callback that produced them (see `send`).
  */
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import { decodeFrame } from '../codec.js';
 import { FEATURE_CANCEL, FEATURES_HEADER, type WorkerToEngine } from '../protocol.js';
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
+import { zeroMaskedTextFrame } from './text-frame.js';
 import type { ClientTransport, TransportEvents } from './transport.js';
 
 export interface WsTransportOptions {
@@ -59,16 +70,39 @@ export class WsTransport implements ClientTransport {
   private effectiveIdleMs: number;
   private closing: Promise<void> | undefined;
   private open = false;
+  /** The TCP socket under the open WebSocket (from its upgrade response), corked while a turn's frames queue. */
+  private socket: Socket | undefined;
+  private corked = false;
+  private answerFlushQueued = false;
+  private readonly flushAnswers = (): void => {
+    this.answerFlushQueued = false;
+    this.uncork();
+  };
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket?.uncork();
+  };
+  private readonly urls: string[];
+  private urlIndex = 0;
+  /** Connection attempts since the last open one, across URLs (backoff starts once every URL failed). */
+  private failedInRow = 0;
 
   constructor(
-    private readonly url: string,
+    url: string | readonly string[],
     private readonly options: WsTransportOptions = {},
   ) {
+    this.urls = parseEngineUrls(url);
     this.reconnection = resolveReconnection(options.reconnection);
     this.pingIntervalMs = options.pingIntervalMs ?? 20000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 60000;
     this.effectiveIdleMs = this.idleTimeoutMs;
     this.headers = withFeatures(options.headers ?? {});
+  }
+
+  /** The engine URL this transport is connected (or connecting) to. */
+  get url(): string {
+    return this.urls[this.urlIndex]!;
   }
 
   get isOpen(): boolean {
@@ -85,7 +119,31 @@ export class WsTransport implements ClientTransport {
     const ws = this.ws;
     // A socket in its closing handshake would drop the frame silently; report it unsent so the client queues it.
     if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
-    ws.send(JSON.stringify(message));
+    const socket = this.socket;
+    if (!this.corked && socket !== undefined) {
+      this.corked = true;
+      socket.cork();
+      setImmediate(this.uncork);
+    }
+    const text = JSON.stringify(message);
+    // No extension negotiated (we offer none): a complete frame goes straight into the corked socket, between
+    // whole frames of ws's own (pings, close); ws only holds frames back while compressing.
+    if (socket !== undefined && ws.extensions === '') socket.write(zeroMaskedTextFrame(text));
+    else ws.send(text);
+    // A handler's answer leaves when the callback that produced it ends (its microtasks included), not at the end
+    // of the turn: held until then, it would die with a process killed later in the same turn (another handler's
+    // kill -9, an OOM), and the engine would run the call again.
+    if (message.type === 'invocationresult' && this.corked && !this.answerFlushQueued) {
+      this.answerFlushQueued = true;
+      process.nextTick(this.flushAnswers);
+    }
+    return true;
+  }
+
+  sendTelemetry(frame: Uint8Array): boolean {
+    const ws = this.ws;
+    if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(frame, { binary: true });
     return true;
   }
 
@@ -102,8 +160,12 @@ export class WsTransport implements ClientTransport {
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 10000,
       perMessageDeflate: false,
       maxPayload: this.options.maxPayload ?? 64 * 1024 * 1024,
+      generateMask: zeroMask,
     });
     this.ws = ws;
+    ws.on('upgrade', (res: IncomingMessage) => {
+      if (ws === this.ws) this.socket = res.socket;
+    });
     ws.on('open', () => this.onOpen(ws));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('ping', () => this.onEnginePing());
@@ -119,6 +181,7 @@ export class WsTransport implements ClientTransport {
     if (ws !== this.ws) return;
     this.open = true;
     this.attempt = 0;
+    this.failedInRow = 0;
     this.lastInbound = Date.now();
     this.lastPing = this.lastInbound;
     this.lastEnginePing = 0;
@@ -161,9 +224,24 @@ export class WsTransport implements ClientTransport {
     const wasOpen = this.open;
     this.open = false;
     this.ws = undefined;
-    const willReconnect = this.closing === undefined && this.mayRetry();
+    this.socket = undefined;
+    // Another engine of the cluster is tried at once, until every one of them failed in a row; only then does
+    // the reconnection config (backoff, max retries) apply, so each retry is a round over every URL.
+    const failover = this.closing === undefined && this.urls.length > 1 && this.failedInRow + 1 < this.urls.length;
+    const willReconnect = this.closing === undefined && (failover || this.mayRetry());
     if (wasOpen || !willReconnect) this.events?.onClose({ code, reason, willReconnect });
-    if (willReconnect) this.scheduleReconnect();
+    if (!willReconnect) return;
+    if (this.urls.length > 1) {
+      this.urlIndex = (this.urlIndex + 1) % this.urls.length;
+      if (failover) {
+        this.failedInRow++;
+        this.options.logger?.info({ url: this.url }, 'failing over to the next engine');
+        this.reconnectTimer = setTimeout(() => this.connect(), 0);
+        return;
+      }
+      this.failedInRow = 0;
+    }
+    this.scheduleReconnect();
   }
 
   private mayRetry(): boolean {
@@ -234,6 +312,30 @@ export class WsTransport implements ClientTransport {
       else ws.close(1000, 'client closing');
     });
   }
+}
+
+/**
+ * Client frames must carry a masking key (RFC 6455 §5.3), which exists to keep browser scripts from steering
+ * cache-poisoning bytes through proxies. A worker process is not a browser page, so the key is all zeros: `ws`
+ * then sends the payload as it is instead of drawing random bytes and copying the payload through an XOR.
+ */
+function zeroMask(mask: Buffer): void {
+  mask.fill(0);
+}
+
+/**
+ * One URL, a comma-separated list (`SVC_URL=ws://a:49134,ws://b:49134`) or an array: the engines to try, in order.
+ * Throws on an empty list or an entry that is not a ws:// or wss:// URL.
+ */
+export function parseEngineUrls(url: string | readonly string[]): string[] {
+  const list = (typeof url === 'string' ? url.split(',') : [...url]).map((u) => u.trim()).filter((u) => u !== '');
+  if (list.length === 0) throw new Error('engine URL: expected ws://host:port (or several, comma-separated)');
+  for (const u of list) {
+    if (!/^(wss?|https?):\/\/[^\s]+$/.test(u)) {
+      throw new Error(`engine URL '${u}' is not a ws:// or wss:// URL (several engines: comma-separated)`);
+    }
+  }
+  return list;
 }
 
 function rawToString(data: WebSocket.RawData): string {

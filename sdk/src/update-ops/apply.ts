@@ -1,5 +1,5 @@
 /**
- * Applies update ops (PROTOCOL.md §4.1 `UpdateOp`) in order to a copy of the current value; the one implementation
+ * Applies update ops (docs/protocol.md `UpdateOp`) in order to a copy of the current value; the one implementation
  * behind `state::update` and `stream::update`.
  *
  * Path rules, kept wire-compatible: `set`, `increment`, `decrement` and `remove` take one first-level field name
@@ -13,6 +13,7 @@
  */
 import { cloneJson, isObject, mergeValueProblem, pathProblem, typeName } from './checks.js';
 import type { JsonObject, JsonValue, UpdateOp, UpdateOpError, UpdateOutcome } from './types.js';
+import { UpdateOpErrorCode as C, updateOpPathCode } from '../error-codes.js';
 
 /** Applies `ops` to `current` (`undefined` = missing key); never mutates `current`. */
 export function applyUpdateOps(current: JsonValue | undefined, ops: readonly UpdateOp[]): UpdateOutcome {
@@ -67,7 +68,7 @@ function fieldSegments(path: string): string[] {
 function validatePath(state: OpState, opName: string, segments: readonly string[], index: number): boolean {
   const reason = pathProblem(segments);
   if (reason === undefined) return true;
-  state.fail(index, `${opName}.path.${reason.code}`, reason.message);
+  state.fail(index, updateOpPathCode(opName, reason.code), reason.message);
   return false;
 }
 
@@ -78,7 +79,7 @@ function applySet(state: OpState, path: string, value: JsonValue, index: number)
   } else if (isObject(state.value)) {
     state.value[path] = cloneJson(value);
   } else {
-    return state.fail(index, 'set.target_not_object', notObjectMessage('set', path, state.value));
+    return state.fail(index, C.SetTargetNotObject, notObjectMessage('set', path, state.value));
   }
   state.missing = false;
 }
@@ -90,24 +91,28 @@ function applyRemove(state: OpState, path: string, index: number): void {
   } else if (isObject(state.value)) {
     delete state.value[path];
   } else {
-    return state.fail(index, 'remove.target_not_object', notObjectMessage('remove', path, state.value));
+    return state.fail(index, C.RemoveTargetNotObject, notObjectMessage('remove', path, state.value));
   }
   state.missing = false;
 }
 
-function applyNumeric(state: OpState, opName: string, path: string, delta: number, index: number): void {
+type NumericOp = 'increment' | 'decrement';
+const NOT_NUMBER = { increment: C.IncrementNotNumber, decrement: C.DecrementNotNumber } as const;
+const NUMERIC_NOT_OBJECT = { increment: C.IncrementTargetNotObject, decrement: C.DecrementTargetNotObject } as const;
+
+function applyNumeric(state: OpState, opName: NumericOp, path: string, delta: number, index: number): void {
   if (!validatePath(state, opName, fieldSegments(path), index)) return;
   if (path === '') {
     if (state.missing) state.value = delta;
     else if (typeof state.value === 'number') state.value = state.value + delta;
-    else return state.fail(index, `${opName}.not_number`, notNumberMessage(path, state.value));
+    else return state.fail(index, NOT_NUMBER[opName], notNumberMessage(path, state.value));
   } else if (isObject(state.value)) {
     const existing = Object.hasOwn(state.value, path) ? state.value[path] : undefined;
     if (existing === undefined) state.value[path] = delta;
     else if (typeof existing === 'number') state.value[path] = existing + delta;
-    else return state.fail(index, `${opName}.not_number`, notNumberMessage(path, existing));
+    else return state.fail(index, NOT_NUMBER[opName], notNumberMessage(path, existing));
   } else {
-    return state.fail(index, `${opName}.target_not_object`, notObjectMessage(opName, path, state.value));
+    return state.fail(index, NUMERIC_NOT_OBJECT[opName], notObjectMessage(opName, path, state.value));
   }
   state.missing = false;
 }
@@ -132,14 +137,14 @@ function applyAppend(state: OpState, segments: string[], value: JsonValue, index
   if (segments.length === 0) {
     const start = state.missing ? null : state.value;
     const next = appended(start, value);
-    if (next === undefined) return state.fail(index, 'append.type_mismatch', appendMismatch('root', start, value));
+    if (next === undefined) return state.fail(index, C.AppendTypeMismatch, appendMismatch('root', start, value));
     state.value = next;
     state.missing = false;
     return;
   }
   if (!isObject(state.value)) {
     const label = `[${segments.join(', ')}]`;
-    return state.fail(index, 'append.target_not_object', notObjectMessage('append', label, state.value));
+    return state.fail(index, C.AppendTargetNotObject, notObjectMessage('append', label, state.value));
   }
   const leaf = segments[segments.length - 1] as string;
   const parent = segments.length === 1 ? state.value : walkOrCreate(state, segments.slice(0, -1));
@@ -149,7 +154,7 @@ function applyAppend(state: OpState, segments: string[], value: JsonValue, index
     parent[leaf] = segments.length === 1 ? initialAppend(value) : [cloneJson(value)];
   } else {
     const next = appended(existing, value);
-    if (next === undefined) return state.fail(index, 'append.type_mismatch', appendMismatch(leaf, existing, value));
+    if (next === undefined) return state.fail(index, C.AppendTypeMismatch, appendMismatch(leaf, existing, value));
     parent[leaf] = next;
   }
   state.missing = false;

@@ -1,8 +1,9 @@
 /**
- * The limits of update ops (PROTOCOL.md §4.1) and the checks of paths and merge values against them, plus the small
+ * The limits of update ops (docs/protocol.md) and the checks of paths and merge values against them, plus the small
  * JSON helpers the ops share.
  */
 import type { JsonObject, JsonValue } from './types.js';
+import { UpdateOpErrorCode as C } from '../error-codes.js';
 
 export interface Problem {
   code: string;
@@ -17,20 +18,23 @@ export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 
 export function pathProblem(segments: readonly string[]): Problem | undefined {
   if (segments.length > MAX_PATH_DEPTH) {
-    return { code: 'too_deep', message: `path has ${segments.length} segments; at most ${MAX_PATH_DEPTH} are allowed` };
+    return {
+      code: C.PathTooDeep,
+      message: `path has ${segments.length} segments; at most ${MAX_PATH_DEPTH} are allowed`,
+    };
   }
   for (const segment of segments) {
-    if (segment === '') return { code: 'empty_segment', message: 'path contains an empty segment' };
+    if (segment === '') return { code: C.PathEmptySegment, message: 'path contains an empty segment' };
     const bytes = Buffer.byteLength(segment);
     if (bytes > MAX_SEGMENT_BYTES) {
       return {
-        code: 'segment_too_long',
+        code: C.PathSegmentTooLong,
         message: `path segment of ${bytes} bytes exceeds ${MAX_SEGMENT_BYTES}; use a shorter field name`,
       };
     }
     if (PROTOTYPE_KEYS.has(segment)) {
       return {
-        code: 'proto_polluted',
+        code: C.PathProtoPolluted,
         message: `path segment '${segment}' is not allowed (prototype pollution); rename the field`,
       };
     }
@@ -39,25 +43,25 @@ export function pathProblem(segments: readonly string[]): Problem | undefined {
 }
 
 export function mergeValueProblem(value: JsonValue): Problem | undefined {
-  if (!isObject(value)) return { code: 'merge.value.not_an_object', message: 'a merge value must be a JSON object' };
+  if (!isObject(value)) return { code: C.MergeValueNotAnObject, message: 'a merge value must be a JSON object' };
   const keys = Object.keys(value);
   if (keys.length > MAX_MERGE_VALUE_KEYS) {
     return {
-      code: 'merge.value.too_many_keys',
+      code: C.MergeValueTooManyKeys,
       message: `merge value has ${keys.length} top-level keys; at most ${MAX_MERGE_VALUE_KEYS} are allowed`,
     };
   }
   const polluted = keys.find((key) => PROTOTYPE_KEYS.has(key));
   if (polluted !== undefined) {
     return {
-      code: 'merge.value.proto_polluted',
+      code: C.MergeValueProtoPolluted,
       message: `merge value key '${polluted}' is not allowed (prototype pollution)`,
     };
   }
   const depth = jsonDepth(value);
   if (depth > MAX_MERGE_VALUE_DEPTH) {
     return {
-      code: 'merge.value.too_deep',
+      code: C.MergeValueTooDeep,
       message: `merge value is nested ${depth} deep; at most ${MAX_MERGE_VALUE_DEPTH} levels are allowed`,
     };
   }

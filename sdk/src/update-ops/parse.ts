@@ -58,7 +58,7 @@ function segmentPath(op: Fields, where: string): string | string[] | undefined {
   const path = op.path;
   if (path === undefined || path === null) return undefined;
   if (typeof path === 'string') return path;
-  if (Array.isArray(path) && path.every((segment) => typeof segment === 'string')) return path as string[];
+  if (Array.isArray(path) && path.every((segment) => typeof segment === 'string')) return path;
   throw new Malformed(`${where}.path must be a string or an array of strings`);
 }
 

@@ -1,5 +1,5 @@
 /**
- * The shapes of `state::update` / `stream::update` operations (PROTOCOL.md §4.1 `UpdateOp`) and of their outcome.
+ * The shapes of `state::update` / `stream::update` operations (docs/protocol.md `UpdateOp`) and of their outcome.
  * One definition for every worker that applies them, so both functions keep the same rules and error codes.
  */
 

@@ -1,0 +1,35 @@
+/**
+ * `@svc/sdk/core`: the wire-level parts of the SDK (protocol types, the frame codec, constants, error codes and
+ * errors, trigger actions, trace context, update operations, log forwarding) and a client over a given transport without
+ * telemetry. It imports no OpenTelemetry and no `ws` client, so a process that only speaks the protocol (the engine, the `svc` command) does not load
+ * them at start-up. Everything here is also exported from `@svc/sdk`.
+ */
+export * from './protocol.js';
+export { ClientErrorCode, UpdateOpErrorCode, updateOpPathCode } from './error-codes.js';
+export * from './codec.js';
+export type * from './types.js';
+export type { ClientTransport, TransportEvents } from './connection/transport.js';
+export * from './constants.js';
+export { InvocationError, isErrorBody, type InvocationErrorInit } from './errors.js';
+export { TriggerAction } from './trigger-action.js';
+export { childTraceparent, newTraceparent, parseTraceparent } from './trace-context.js';
+export {
+  applyUpdateOps,
+  parseUpdateOp,
+  MAX_MERGE_VALUE_DEPTH,
+  MAX_MERGE_VALUE_KEYS,
+  MAX_PATH_DEPTH,
+  MAX_SEGMENT_BYTES,
+  PROTOTYPE_KEYS,
+  type JsonObject,
+  type JsonValue,
+  type ParsedUpdateOp,
+  type UpdateOp,
+  type UpdateOpError,
+  type UpdateOutcome,
+} from './update-ops/index.js';
+export { createBareClient } from './bare-client.js';
+export { forwardRecord, setLogForwarder, type LogForwarder } from './telemetry/log-forward.js';
+export { conditionFunctionId } from './client/fire-trigger.js';
+export { serverTextFrame } from './connection/text-frame.js';
+export { textOf } from './text.js';

@@ -1,0 +1,76 @@
+/**
+ * How the WebSocket transport writes: the frames of one tick leave in one socket write (the server's socket sees
+ * them arrive together, not frame by frame), and client frames carry an all-zero masking key. Checked on the bytes
+ * a plain `ws` server's TCP socket receives.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WsTransport } from '../src/index.js';
+import { waitFor } from '../../test/harness.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/chunk-server.mjs', import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+interface Seen {
+  chunks: string[];
+  messages: string[];
+}
+
+/** The server runs in its own process, so it reads while this one writes, as an engine would. */
+async function server(): Promise<{ url: string; seen: () => Promise<{ chunks: Buffer[]; messages: string[] }> }> {
+  const child = fork(FIXTURE, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(child);
+  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', resolve as never));
+  const seen = async () => {
+    const answer = new Promise<Seen>((resolve) => child.once('message', resolve as never));
+    child.send('report');
+    const { chunks, messages } = await answer;
+    return { chunks: chunks.map((c) => Buffer.from(c, 'base64')), messages };
+  };
+  return { url: `ws://127.0.0.1:${port}`, seen };
+}
+
+async function openTransport(url: string): Promise<WsTransport> {
+  const t = new WsTransport(url);
+  let open = false;
+  t.start({ onOpen: () => (open = true), onMessage: () => undefined, onClose: () => undefined });
+  await waitFor(() => open, 3000, 'transport open');
+  return t;
+}
+
+describe('WsTransport writes', () => {
+  it('sends the frames of one tick in one write, each with an all-zero masking key', async () => {
+    const s = await server();
+    const t = await openTransport(s.url);
+    const frames = 100;
+    for (let i = 0; i < frames; i++) t.send({ type: 'registerfunction', id: `writes::f${i}` });
+    let seen = await s.seen();
+    for (let i = 0; i < 100 && seen.messages.length < frames; i++) seen = await s.seen();
+    expect(seen.messages.map((m) => (JSON.parse(m) as { id: string }).id)).toEqual(
+      Array.from({ length: frames }, (_, i) => `writes::f${i}`),
+    );
+    // one write of ~4 KiB: loopback delivers it in one read (never one read per frame, as without coalescing)
+    expect(seen.chunks.length).toBeLessThan(5);
+    const first = seen.chunks[0]!;
+    expect(first[1]! & 0x80).toBe(0x80); // masked, as RFC 6455 requires of a client
+    const keyAt = (first[1]! & 0x7f) === 126 ? 4 : 2;
+    expect([...first.subarray(keyAt, keyAt + 4)]).toEqual([0, 0, 0, 0]);
+    await t.close();
+  });
+
+  it('sends frames of later ticks too (the socket is uncorked after each tick)', async () => {
+    const s = await server();
+    const t = await openTransport(s.url);
+    for (let i = 0; i < 3; i++) {
+      t.send({ type: 'registerfunction', id: `writes::late${i}` });
+      let seen = await s.seen();
+      for (let n = 0; n < 100 && seen.messages.length < i + 1; n++) seen = await s.seen();
+      expect(seen.messages).toHaveLength(i + 1);
+    }
+    await t.close();
+  });
+});
