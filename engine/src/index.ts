@@ -1,3 +1,8 @@
+/**
+ * The engine as a library (@svc/engine): `startEngine` (engine.ts) for an engine with explicit modules, the
+ * module interface and hook types (modules/module.ts, docs/hooks.md), and the built-in modules. `runSvc` (config →
+ * engine) is exported separately as `@svc/engine/run`.
+ */
 export {
   startEngine,
   DEFAULT_PORT,
@@ -10,7 +15,8 @@ export {
   type RunningEngine,
 } from './engine.js';
 export { ENGINE_VERSION } from './internals.js';
-export { EngineCore, DEFAULT_INVOCATION_TIMEOUT_MS, EngineErrorCode } from './core/index.js';
+export { EngineCore, EngineErrorCode } from './core/index.js';
+export { DEFAULT_INVOCATION_TIMEOUT_MS } from '@svc/sdk';
 export type { Connection } from './core/index.js';
 export { InProcessTransport } from './transport/in-process.js';
 export type * from './modules/module.js';

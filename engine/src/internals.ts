@@ -1,22 +1,50 @@
 /**
- * `EngineInternals` over the core: read-only snapshots for introspection, and the hooks modules install.
- * Snapshots are built on demand and never touch the invocation path.
+ * What a module's context offers over the core: `ModuleHooks` (the hook interface) and `EngineInternals`
+ * (read-only snapshots, built on demand and never on the invocation path, plus engine-internal calls).
  */
 import type { EngineCore } from './core/engine-core.js';
 import type { FunctionEntry } from './core/function-registry.js';
 import type { Binding, TriggerType } from './core/trigger-registry.js';
 import type { Worker } from './core/worker.js';
-import type { EngineInternals, FunctionView, TriggerTypeView, TriggerView, WorkerView } from './modules/module.js';
+import type { PlainEndpoints } from './transport/plain-endpoints.js';
+import type { SocketRoutes } from './transport/socket-routes.js';
+import type {
+  ComponentHealth,
+  EngineInternals,
+  FunctionView,
+  ModuleHooks,
+  PeerView,
+  TriggerTypeView,
+  TriggerView,
+  WorkerView,
+} from './modules/module.js';
 
 export const ENGINE_VERSION = '0.1.0';
 
-export function createInternals(core: EngineCore, startedAtMs: number): EngineInternals {
+export function createInternals(
+  core: EngineCore,
+  startedAtMs: number,
+  routes: SocketRoutes,
+  endpoints: PlainEndpoints,
+): EngineInternals {
+  const health = new Map<string, () => Promise<ComponentHealth>>();
+  let peers: PeerView | undefined;
   return {
+    setTelemetrySink: (sink) => (endpoints.telemetrySink = sink),
+    setHttpRoute: (path, route) =>
+      route === undefined ? endpoints.http.delete(path) : endpoints.http.set(path, route),
+    setHealthComponent: (name, probe) => (probe === undefined ? health.delete(name) : health.set(name, probe)),
+    healthComponents: () => probeAll(health),
     version: ENGINE_VERSION,
     startedAtMs,
-    setHttpFunctionRegistrar: (registrar) => core.httpFunctions.setRegistrar(registrar),
-    onTopologyChange: (listener) => core.topology.on(listener),
+    addSocketRoute: (prefix, route) => routes.add(prefix, route),
     setWorkerMetadata: (workerId, metadata) => core.setWorkerMetadata(workerId, metadata),
+    hasFunction: (functionId) =>
+      core.functions.get(functionId) !== undefined || (peers !== undefined && peers.hasFunction(functionId)),
+    localReplicas: (functionId) => core.functions.get(functionId)?.replicaCount ?? 0,
+    setPeerView: (view) => (peers = view),
+    peerView: () => peers,
+    call: (functionId, data, options, onDone) => core.call(functionId, data, options, onDone),
     listWorkers: () => [...core.workers.values()].map(workerView),
     getWorker: (id) => {
       const worker = core.workers.get(id);
@@ -29,6 +57,15 @@ export function createInternals(core: EngineCore, startedAtMs: number): EngineIn
     },
     listTriggerTypes: () => [...core.triggers.types.values()].map((t) => triggerTypeView(core, t)),
     listTriggers: () => [...core.triggers.bindings.values()].map((b) => triggerView(core, b)),
+    listServices: () =>
+      [...core.services.values()].map((s) => ({
+        id: s.id,
+        name: s.name,
+        ...(s.description !== undefined ? { description: s.description } : {}),
+        ...(s.parent_service_id !== undefined ? { parent_service_id: s.parent_service_id } : {}),
+        workerId: s.worker.id,
+        workerName: s.worker.name,
+      })),
     stats: () => ({
       workers: core.workers.size,
       functions: core.functions.size,
@@ -36,6 +73,16 @@ export function createInternals(core: EngineCore, startedAtMs: number): EngineIn
       triggers: core.triggers.bindings.size,
       invocationsInFlight: core.invocations.size,
     }),
+  };
+}
+
+export function createModuleHooks(core: EngineCore): ModuleHooks {
+  const hooks = core.hooks;
+  return {
+    addRegistrationInterceptor: (interceptor) => hooks.addInterceptor(interceptor),
+    addDispatchMiddleware: (middleware) => hooks.addMiddleware(middleware),
+    setActionHandler: (actionType, handler) => hooks.setActionHandler(actionType, handler),
+    observe: (observer) => hooks.observe(observer),
   };
 }
 
@@ -47,7 +94,7 @@ function workerView(worker: Worker): WorkerView {
     reported: m.pid !== undefined || m.runtime !== undefined,
     kind: worker.conn.kind,
     connectedAtMs: worker.connectedAtMs,
-    functionIds: [...worker.functions, ...worker.httpFunctions.keys()],
+    functionIds: [...worker.functions, ...worker.claims.keys()],
     triggerTypeIds: [...worker.triggerTypes],
     triggerIds: [...worker.triggers],
     activeInvocations: worker.invocations.size,
@@ -64,18 +111,36 @@ function workerView(worker: Worker): WorkerView {
 }
 
 function functionView(entry: FunctionEntry): FunctionView {
-  const info = entry.primary?.info ?? {};
+  const info = entry.primary;
+  const replicas = entry.replicas;
   const view: FunctionView = {
     id: entry.id,
-    workerIds: entry.replicas.map((r) => r.worker.id),
-    workerNames: entry.replicas.map((r) => r.worker.name),
-    inFlight: entry.replicas.reduce((sum, r) => sum + r.inFlight, 0),
+    workerIds: replicas.map((r) => r.worker.id),
+    workerNames: replicas.map((r) => r.worker.name),
+    inFlight: replicas.reduce((sum, r) => sum + r.inFlight, 0),
   };
   if (info.description !== undefined) view.description = info.description;
-  if (info.request_format !== undefined) view.request_format = info.request_format;
-  if (info.response_format !== undefined) view.response_format = info.response_format;
+  // parsed from the kept JSON text only when read (announcements and listings that skip them never pay for it)
+  if (info.requestFormatJson !== undefined) lazyField(view, 'request_format', () => info.requestFormat());
+  if (info.responseFormatJson !== undefined) lazyField(view, 'response_format', () => info.responseFormat());
   if (info.metadata !== undefined) view.metadata = info.metadata;
   return view;
+}
+
+/** An own, enumerable property computed at its first read (copied by spreads and JSON like a plain value). */
+function lazyField<T extends object>(target: T, key: keyof T & string, compute: () => unknown): void {
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = compute();
+      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
+      return value;
+    },
+    set(value: unknown) {
+      Object.defineProperty(target, key, { value, configurable: true, enumerable: true, writable: true });
+    },
+  });
 }
 
 function triggerTypeView(core: EngineCore, type: TriggerType): TriggerTypeView {
@@ -106,4 +171,28 @@ function triggerView(core: EngineCore, binding: Binding): TriggerView {
   if (binding.metadata !== undefined) view.metadata = binding.metadata;
   if (binding.lastError !== undefined) view.error = binding.lastError;
   return view;
+}
+
+const PROBE_TIMEOUT_MS = 1000;
+
+async function probeAll(probes: Map<string, () => Promise<ComponentHealth>>): Promise<Record<string, ComponentHealth>> {
+  const entries = await Promise.all(
+    [...probes].map(async ([name, probe]): Promise<[string, ComponentHealth]> => [name, await probeOne(probe)]),
+  );
+  return Object.fromEntries(entries);
+}
+
+async function probeOne(probe: () => Promise<ComponentHealth>): Promise<ComponentHealth> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ComponentHealth>((resolve) => {
+    timer = setTimeout(() => resolve({ status: 'unhealthy', details: 'no answer within 1 s' }), PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([
+      probe().catch((err: unknown) => ({ status: 'unhealthy' as const, details: String(err) })),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

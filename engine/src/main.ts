@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * A bare engine without config or modules beyond the built-in ones, for tests and benchmarks:
+ * The engine executable: a bare engine (no config file; the built-in modules only) for tests and benchmarks:
  * `node engine/dist/main.js [--port N] [--host H] [--invocation-timeout-ms N] [--heartbeat-interval-ms N]
  * [--heartbeat-timeout-ms N] [--max-payload N] [--max-buffered-bytes N] [--handshake-timeout-ms N] [--log-level L]`.
- * The product entry point is the `svc` command (cli/), which loads the config file.
+ * The `svc` command (cli/) is what users run: it loads the config and calls `runSvc` (run.ts). The library entry
+ * is index.ts; docs/architecture.md describes the engine root file by file.
  */
 import pino from 'pino';
 import { startEngine, type EngineOptions } from './engine.js';
@@ -34,7 +35,7 @@ function parseArgs(argv: string[]): { options: EngineOptions; logLevel: string }
       options[NUMERIC[flag]] = n;
     } else throw new Error(`unknown option ${flag}`);
   }
-  return { options: options as EngineOptions, logLevel };
+  return { options: options, logLevel };
 }
 
 async function main(): Promise<void> {

@@ -67,7 +67,9 @@ describe('core under arbitrary input', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(3), input, fc.boolean()), { maxLength: 60 }), (steps) => {
         const core = new EngineCore({ logger: pino({ level: 'silent' }), invocationTimeoutMs: 0 });
-        core.httpFunctions.setRegistrar(() => ({ unregister: () => undefined }));
+        core.hooks.addInterceptor((r) =>
+          r.kind === 'function' && r.message.invocation ? { claim: { release: () => undefined } } : undefined,
+        );
         const workers = [0, 1, 2, 3].map((i) => core.attach(new MemoryConnection(i % 2 ? ['cancel'] : [])));
         for (const [who, text, disconnect] of steps) {
           const worker = workers[who]!;

@@ -211,44 +211,12 @@ describe('cancellation', () => {
   });
 });
 
-describe('enqueue', () => {
-  it('answers enqueue_error without a provider', () => {
+describe('actions', () => {
+  it("answers action_unsupported when no module handles the call's action", () => {
     core = new EngineCore({ logger });
     const caller = connect();
     invoke(caller.worker, 'f', {}, { action: { type: 'enqueue', queue: 'q' } });
-    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('enqueue_error');
-  });
-
-  it('goes through engine::queue::enqueue and returns the engine-owned receipt', () => {
-    core = new EngineCore({ logger });
-    const queue = connect();
-    const caller = connect();
-    core.receive(queue.worker, { type: 'registerfunction', id: 'engine::queue::enqueue' });
-    const id = invoke(caller.worker, 'jobs::run', { n: 1 }, { action: { type: 'enqueue', queue: 'jobs' } });
-    const [call] = queue.conn.of('invokefunction');
-    const data = call!.data as { messageReceiptId: string };
-    expect(data).toMatchObject({ queue: 'jobs', function_id: 'jobs::run', data: { n: 1 }, traceparent: null });
-    answer(queue.worker, call!.invocation_id!, { whatever: 1 });
-    expect(caller.conn.of('invocationresult')[0]).toMatchObject({
-      invocation_id: id,
-      result: { messageReceiptId: data.messageReceiptId },
-    });
-  });
-
-  it('maps a provider failure to enqueue_error', () => {
-    core = new EngineCore({ logger });
-    const queue = connect();
-    const caller = connect();
-    core.receive(queue.worker, { type: 'registerfunction', id: 'engine::queue::enqueue' });
-    invoke(caller.worker, 'jobs::run', {}, { action: { type: 'enqueue', queue: 'jobs' } });
-    const [call] = queue.conn.of('invokefunction');
-    core.receive(queue.worker, {
-      type: 'invocationresult',
-      invocation_id: call!.invocation_id!,
-      function_id: 'engine::queue::enqueue',
-      error: { code: 'x', message: 'disk full' },
-    });
-    expect(caller.conn.of('invocationresult')[0]?.error).toEqual({ code: 'enqueue_error', message: 'disk full' });
+    expect(caller.conn.of('invocationresult')[0]?.error?.code).toBe('action_unsupported');
   });
 });
 

@@ -6,15 +6,25 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, type EngineToWorker } from '@svc/sdk';
+import type { ForwardOutcome } from '../src/core/connection.js';
 import { EngineCore } from '../src/core/engine-core.js';
+import { forwardableText } from '../src/transport/raw-frame.js';
 import { MemoryConnection } from './memory-connection.js';
 
+/** A connection that forwards text the way the WebSocket transport decides to. */
 class RawConnection extends MemoryConnection {
   readonly texts: string[] = [];
-  sendRaw(text: string): boolean {
+  forwardInvoke(raw: unknown, data: unknown, callerWorkerId: string | undefined): ForwardOutcome {
+    const text = forwardableText(raw, data, callerWorkerId);
+    return text === undefined ? 'declined' : this.push(text);
+  }
+  relayResult(raw: unknown): ForwardOutcome {
+    return typeof raw === 'string' ? this.push(raw) : 'declined';
+  }
+  private push(text: string): ForwardOutcome {
     this.texts.push(text);
     this.sent.push(JSON.parse(text) as EngineToWorker);
-    return true;
+    return 'sent';
   }
 }
 

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EngineCore } from '../src/core/engine-core.js';
 import type { TopologyEvent } from '../src/core/topology.js';
+import { refuseUnclaimedHttpFunctions } from '../src/modules/http-functions/registration.js';
 import type { Worker } from '../src/core/worker.js';
 import { MemoryConnection } from './memory-connection.js';
 
@@ -133,6 +134,7 @@ describe('HTTP-invoked functions', () => {
 
   it('are refused with an error frame when no HTTP-functions module is loaded', () => {
     const { core, connect } = setup();
+    core.hooks.addInterceptor(refuseUnclaimedHttpFunctions);
     const w = connect();
     core.receive(w.worker, reg);
     expect(w.conn.of('error')[0]?.error.code).toBe('http_functions_unavailable');
@@ -142,7 +144,11 @@ describe('HTTP-invoked functions', () => {
   it('go to the registrar, and are released on unregister and on disconnect', () => {
     const { core, connect } = setup();
     const released: string[] = [];
-    core.httpFunctions.setRegistrar((r) => ({ unregister: () => released.push(`${r.functionId}@${r.workerId}`) }));
+    core.hooks.addInterceptor((r) =>
+      r.kind === 'function' && r.message.invocation
+        ? { claim: { release: () => released.push(`${r.message.id}@${r.worker.id}`) } }
+        : undefined,
+    );
     const w = connect();
     core.receive(w.worker, reg);
     core.receive(w.worker, { type: 'unregisterfunction', id: 'ext::fn' });
@@ -154,9 +160,9 @@ describe('HTTP-invoked functions', () => {
 
   it('surface a registrar refusal to the worker', () => {
     const { core, connect } = setup();
-    core.httpFunctions.setRegistrar(() => {
-      throw new Error('url not in the allowlist');
-    });
+    core.hooks.addInterceptor(() => ({
+      refuse: { code: 'http_functions_unavailable', message: 'url not in the allowlist' },
+    }));
     const w = connect();
     core.receive(w.worker, reg);
     expect(w.conn.of('error')[0]?.error.message).toContain('url not in the allowlist');
@@ -167,10 +173,10 @@ describe('topology events', () => {
   it('reports connects, disconnects, metadata and function changes', () => {
     const { core, connect } = setup();
     const events: TopologyEvent[] = [];
-    core.topology.on((e) => events.push(e));
+    core.hooks.observe({ topology: (e) => events.push(e) });
     const w = connect();
     core.receive(w.worker, { type: 'registerfunction', id: 'f' });
-    core.setWorkerMetadata(w.worker.id, { name: 'x\u202e\u0007y', pid: 7, runtime: 'node' });
+    core.setWorkerMetadata(w.worker.id, { name: 'xy', pid: 7, runtime: 'node' });
     expect(core.workers.get(w.worker.id)?.metadata).toMatchObject({ name: 'xy', pid: 7 });
     core.detach(w.worker);
     expect(events.map((e) => (e.kind === 'worker' ? e.event : e.kind))).toEqual([

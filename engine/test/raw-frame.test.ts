@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { spliceCallerId } from '../src/core/raw-frame.js';
+import { spliceCallerId, spliceTraceparent } from '../src/transport/raw-frame.js';
 
 const ID = '6f1c2a9e-0000-4000-8000-000000000001';
 
@@ -66,5 +66,33 @@ describe('spliceCallerId with escapes', () => {
     };
     const spliced = spliceCallerId(JSON.stringify(frame), ID);
     expect(JSON.parse(spliced!)).toEqual({ ...frame, data: { ...frame.data, _caller_worker_id: ID } });
+  });
+});
+
+describe('spliceTraceparent', () => {
+  const NEXT = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+  const PREV = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('sets the traceparent exactly as re-encoding would, for arbitrary frames with or without one', () => {
+    const frame = fc.record({
+      type: fc.constant('invokefunction'),
+      invocation_id: fc.uuid(),
+      function_id: fc.string(),
+      data: fc.jsonValue(),
+      traceparent: fc.option(fc.constant(PREV), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(frame, (f) => {
+        const text = JSON.stringify(f);
+        const spliced = spliceTraceparent(text, f.traceparent, NEXT);
+        if (spliced === undefined) return; // refused (the key elsewhere in the frame): re-encoded instead
+        expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify({ ...f, traceparent: NEXT })));
+      }),
+    );
+  });
+
+  it('refuses a frame that carries the key twice', () => {
+    const text = `{"traceparent":"${PREV}","data":{"traceparent":"${PREV}"}}`;
+    expect(spliceTraceparent(text, PREV, NEXT)).toBeUndefined();
   });
 });

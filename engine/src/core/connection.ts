@@ -1,8 +1,17 @@
 /**
  * What the core needs from one worker connection. The transport implements it over a WebSocket; the in-process
- * transport implements it for engine modules. The core never sees a socket.
+ * transport implements it for engine modules. The core never sees a socket, a codec or a frame's bytes.
  */
 import type { EngineToWorker } from '@svc/sdk';
+
+/**
+ * A frame as the sender's transport received it, opaque to the core: handed to `receive` by a transport and
+ * back to a transport's `forwardInvoke` / `relayResult`, which decide whether it can go out as it came.
+ */
+export type RawFrame = unknown;
+
+/** What `forwardInvoke` did: sent as it came, could not send (closed, over its bound), or left it to the core. */
+export type ForwardOutcome = 'sent' | 'failed' | 'declined';
 
 export interface Connection {
   /**
@@ -11,10 +20,23 @@ export interface Connection {
    */
   send(message: EngineToWorker): boolean;
   /**
-   * Optional: delivers an already-encoded frame (a result relayed verbatim, saving a re-encode on the hot path).
-   * Only called with text the engine decoded and validated itself.
+   * Optional: forwards a caller's sync `invokefunction`, received as `raw` by the caller's transport (`data` is
+   * its decoded `data`), with the same invocation id, adding `_caller_worker_id: callerWorkerId` to an object
+   * `data` when given (never keeping one the caller put there). Returns `declined` when it cannot forward it
+   * (the core then builds the frame and calls `send`). `trace`, when given, replaces the frame's top-level
+   * `traceparent` (`previous`, the caller's, possibly absent) with `next` (a lifecycle observer's, docs/hooks.md).
    */
-  sendRaw?(text: string): boolean;
+  forwardInvoke?(
+    raw: RawFrame,
+    data: unknown,
+    callerWorkerId: string | undefined,
+    trace?: { readonly previous: string | undefined; readonly next: string },
+  ): ForwardOutcome;
+  /**
+   * Optional: relays an executor's `invocationresult` as it came (same invocation id on both sides). Returns
+   * `declined` when it cannot (the core then re-encodes).
+   */
+  relayResult?(raw: RawFrame): ForwardOutcome;
   /** Closes the connection (used when a `reattach` evicts an old connection). Idempotent. */
   close(code?: number, reason?: string): void;
   /** Optional protocol features announced at connect (`x-svc-features`), e.g. `cancel`. */

@@ -1,49 +1,60 @@
 /**
  * The engine core: the registry (workers, functions, trigger types, triggers), routing and cancellation. It does
- * no I/O: a transport hands it typed messages from a `Connection` and it answers through connections.
+ * no I/O: a transport hands it typed messages from a `Connection` and it answers through connections. Modules
+ * plug in through `hooks` (docs/hooks.md); the core names no capability.
  */
-import type { Logger } from 'pino';
-import type { Message, RegisterFunction, Reattach, UnregisterFunction } from '@svc/sdk';
-import type { Connection } from './connection.js';
+import type { Message, Reattach } from '@svc/sdk';
+import { DEFAULT_INVOCATION_TIMEOUT_MS } from '@svc/sdk/core';
+import type { CallOptions, InvocationOutcome } from './call.js';
+import type { Connection, RawFrame } from './connection.js';
 import { EngineErrorCode } from './errors.js';
 import { FunctionRegistry } from './function-registry.js';
-import { HttpFunctionHook } from './http-function-hook.js';
+import { Hooks } from './hooks.js';
+import { InvocationLifecycle } from './invocation-lifecycle.js';
 import { InvocationTable } from './invocation-table.js';
+import type { CoreLogger } from './logger.js';
+import { Registrations } from './registrations.js';
 import { Router } from './router.js';
-import { Topology } from './topology.js';
+import { ServiceRegistry } from './service-registry.js';
 import { TriggerFlows } from './trigger-flows.js';
 import { TriggerRegistry } from './trigger-registry.js';
-import { sanitizeMetadata } from './worker-metadata.js';
-import { Worker } from './worker.js';
+import { Worker, type WorkerMetadata } from './worker.js';
 
 export interface CoreOptions {
-  logger: Logger;
+  logger: CoreLogger;
   /** Engine-side deadline of an invocation when the caller sent no `timeout_ms`. Default 30000 ms. */
   invocationTimeoutMs?: number;
+  /**
+   * Function ids whose calls carry `_caller_worker_id` even from engine modules (in-process callers), e.g. the
+   * function a worker reports its metadata through. Default none.
+   */
+  namesInProcessCallerTo?: Iterable<string>;
 }
-
-export const DEFAULT_INVOCATION_TIMEOUT_MS = 30_000;
 
 export class EngineCore {
   readonly workers = new Map<string, Worker>();
   readonly functions = new FunctionRegistry();
   readonly triggers = new TriggerRegistry();
   readonly invocations = new InvocationTable();
-  readonly topology: Topology;
+  readonly services = new ServiceRegistry();
+  readonly hooks: Hooks;
   readonly router: Router;
-  readonly httpFunctions: HttpFunctionHook;
+  private readonly registrations: Registrations;
   private readonly flows: TriggerFlows;
-  private readonly logger: Logger;
+  private readonly logger: CoreLogger;
 
   constructor(options: CoreOptions) {
     this.logger = options.logger;
-    this.topology = new Topology(this.logger);
-    this.router = new Router(this.functions, this.invocations, {
-      logger: this.logger,
+    this.hooks = new Hooks(this.logger);
+    const lifecycle = new InvocationLifecycle(this.invocations, this.hooks, this.logger);
+    this.router = new Router(this.functions, lifecycle, this.hooks, {
       invocationTimeoutMs: options.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
+      namesInProcessCallerTo: new Set(options.namesInProcessCallerTo ?? []),
     });
-    this.flows = new TriggerFlows(this.triggers, this.logger, () => this.topology.emit({ kind: 'triggers' }));
-    this.httpFunctions = new HttpFunctionHook(this.logger);
+    this.flows = new TriggerFlows(this.triggers, this.logger, () => this.hooks.emitTopology({ kind: 'triggers' }));
+    this.registrations = new Registrations(this.functions, this.hooks, this.logger, () =>
+      this.hooks.emitTopology({ kind: 'functions' }),
+    );
   }
 
   /** A new connection: assigns the worker id and reattach token and sends `workerregistered`. */
@@ -51,15 +62,15 @@ export class EngineCore {
     const worker = new Worker(conn, defaultName);
     this.workers.set(worker.id, worker);
     worker.send({ type: 'workerregistered', worker_id: worker.id, reattach_token: worker.reattachToken });
-    this.topology.emit({ kind: 'worker', event: 'worker_connected', workerId: worker.id });
+    this.hooks.emitTopology({ kind: 'worker', event: 'worker_connected', workerId: worker.id });
     return worker;
   }
 
   /**
-   * One decoded message from `worker`. Never throws on any well-formed message. `raw` is the frame's text when
-   * it came off a socket; a result whose ids need no rewriting is relayed as that text, without re-encoding.
+   * One decoded message from `worker`. Never throws on any well-formed message. `raw` is the frame as the
+   * worker's transport received it (opaque here): handed back to a transport that may forward it as it came.
    */
-  receive(worker: Worker, msg: Message, raw?: string): void {
+  receive(worker: Worker, msg: Message, raw?: RawFrame): void {
     if (worker.closed) return;
     switch (msg.type) {
       case 'invokefunction':
@@ -68,15 +79,17 @@ export class EngineCore {
         if (!this.router.result(worker, msg, raw)) this.unknownResult(worker, msg.invocation_id);
         return;
       case 'registerfunction':
-        return this.registerFunction(worker, msg);
+        return this.registrations.registerFunction(worker, msg);
       case 'unregisterfunction':
-        return this.unregisterFunction(worker, msg);
+        return this.registrations.unregisterFunction(worker, msg);
       case 'registertriggertype':
-        return this.flows.registerType(worker, msg);
+        if (this.registrations.admitTriggerType(worker, msg)) this.flows.registerType(worker, msg);
+        return;
       case 'unregistertriggertype':
         return this.flows.unregisterType(worker, msg);
       case 'registertrigger':
-        return this.flows.registerTrigger(worker, msg);
+        if (this.registrations.admitTrigger(worker, msg)) this.flows.registerTrigger(worker, msg);
+        return;
       case 'unregistertrigger':
         return this.flows.unregisterTrigger(worker, msg);
       case 'triggerregistrationresult':
@@ -88,13 +101,19 @@ export class EngineCore {
       case 'ping':
         worker.send({ type: 'pong' });
         return;
-      case 'pong':
       case 'registerservice':
+        return this.services.register(worker, msg);
+      case 'pong':
         return;
       default:
         // Engine-to-worker messages sent by a worker make no sense; ignore them as unknown.
         this.logger.debug({ type: msg.type, workerId: worker.id }, 'ignored a message only the engine sends');
     }
+  }
+
+  /** An engine-internal call (a module's action handler, a trigger); `onDone` gets exactly one outcome. */
+  call(functionId: string, data: unknown, options: CallOptions, onDone: (outcome: InvocationOutcome) => void): void {
+    this.router.call(functionId, data, options, onDone);
   }
 
   /** The connection closed (or was evicted): ends its invocations and removes everything it registered. */
@@ -105,18 +124,19 @@ export class EngineCore {
     this.router.workerGone(worker);
     const functionsChanged = worker.functions.size > 0;
     for (const id of [...worker.functions]) this.functions.unregister(id, worker);
-    this.httpFunctions.workerGone(worker);
+    this.registrations.workerGone(worker);
     this.flows.workerGone(worker);
-    if (functionsChanged) this.topology.emit({ kind: 'functions' });
-    this.topology.emit({ kind: 'worker', event: 'worker_disconnected', workerId: worker.id });
+    this.services.workerGone(worker);
+    if (functionsChanged) this.hooks.emitTopology({ kind: 'functions' });
+    this.hooks.emitTopology({ kind: 'worker', event: 'worker_disconnected', workerId: worker.id });
   }
 
-  /** Stores what `engine::workers::register` reported. Returns false for an unknown worker. */
-  setWorkerMetadata(workerId: string, raw: unknown): boolean {
+  /** Stores what `engine::workers::register` reported (already sanitised). Returns false for an unknown worker. */
+  setWorkerMetadata(workerId: string, metadata: WorkerMetadata): boolean {
     const worker = this.workers.get(workerId);
     if (worker === undefined) return false;
-    worker.metadata = sanitizeMetadata(raw);
-    this.topology.emit({ kind: 'worker', event: 'worker_metadata_updated', workerId });
+    worker.metadata = metadata;
+    this.hooks.emitTopology({ kind: 'worker', event: 'worker_metadata_updated', workerId });
     return true;
   }
 
@@ -130,30 +150,6 @@ export class EngineCore {
         message: `invocation ${invocationId} is not running on this worker (it ended, timed out, or never existed); result dropped`,
       },
     });
-  }
-
-  private registerFunction(worker: Worker, msg: RegisterFunction): void {
-    if (msg.invocation != null) {
-      // the same id re-registered as HTTP-invoked: the worker no longer executes it itself
-      if (worker.functions.has(msg.id)) this.unregisterFunction(worker, { type: 'unregisterfunction', id: msg.id });
-      this.httpFunctions.register(worker, msg);
-      return;
-    }
-    this.httpFunctions.unregister(worker, msg.id);
-    this.functions.register(msg.id, worker, {
-      description: msg.description,
-      request_format: msg.request_format,
-      response_format: msg.response_format,
-      metadata: msg.metadata,
-    });
-    this.topology.emit({ kind: 'functions' });
-  }
-
-  private unregisterFunction(worker: Worker, msg: UnregisterFunction): void {
-    if (this.httpFunctions.unregister(worker, msg.id)) return;
-    if (!worker.functions.has(msg.id)) return;
-    this.functions.unregister(msg.id, worker);
-    this.topology.emit({ kind: 'functions' });
   }
 
   /** PROTOCOL.md §1.5: a reconnecting worker evicts its previous connection, if it proves it owned it. */

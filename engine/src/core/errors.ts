@@ -1,6 +1,6 @@
 /**
  * The error codes the engine core produces, with helpers to build the wire's `ErrorBody`.
- * docs/errors.md lists every code; engine/test/error-docs.test.ts fails when one is missing there.
+ * docs/errors.md lists every code; test/docs/error-codes.test.ts fails when one is missing there.
  */
 import type { ErrorBody } from '@svc/sdk';
 
@@ -13,16 +13,20 @@ export const EngineErrorCode = {
   InvocationTimeout: 'invocation_timeout',
   /** The executor's connection could not take the frame (closed or over its outbound buffer bound). */
   ChannelSendFailed: 'channel_send_failed',
-  /** `TriggerAction.Enqueue` failed: no `engine::queue::enqueue` provider, or the provider refused. */
-  EnqueueError: 'enqueue_error',
+  /** A call's `action` has no handler installed (no engine module handles it). */
+  ActionUnsupported: 'action_unsupported',
+  /** The handler of a call's `action` threw. */
+  ActionFailed: 'action_failed',
+  /** A dispatch middleware threw or rejected; the call was not routed. */
+  MiddlewareFailed: 'middleware_failed',
   /** A frame could not be decoded (sent back in an `error` frame; the connection stays open). */
   InvalidFrame: 'invalid_frame',
-  /** A `registerfunction` with `invocation` arrived but no HTTP-functions module is loaded, or it refused. */
-  HttpFunctionsUnavailable: 'http_functions_unavailable',
   /** A result could not be encoded for the caller (a value JSON cannot carry, from an in-process executor). */
   SerializationError: 'serialization_error',
   /** An `invocationresult` named an invocation this worker is not executing (late, or never sent). */
   UnknownInvocation: 'unknown_invocation',
+  /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */
+  CallerDisconnected: 'caller_disconnected',
 } as const;
 
 export type EngineErrorCodeValue = (typeof EngineErrorCode)[keyof typeof EngineErrorCode];

@@ -1,31 +1,28 @@
 /**
- * Invocations in flight, keyed by the id the executor sees. Each one has a deadline; whichever comes first of
- * result, timeout or a disconnect ends it, and ending removes it, so a late result finds nothing and is dropped.
+ * Invocations in flight, indexed two ways: by the id the executor sees, and by (caller, the caller's own id), so
+ * a result and a caller's cancel are both O(1) lookups. The executor usually sees the caller's own id, so the
+ * second index only holds the invocations that got a fresh id (the caller's was already in use). Ending an
+ * invocation removes it from both, so a late result finds nothing and is dropped.
  */
-import type { ErrorBody } from '@svc/sdk';
+import type { CallRequest } from './call.js';
 import type { Replica } from './function-registry.js';
 import type { Worker } from './worker.js';
 
-/** What an engine-internal caller (e.g. the enqueue path) receives instead of a frame. */
-export interface InvocationOutcome {
-  result?: unknown;
-  error?: ErrorBody;
-}
+export type { InvocationOutcome } from './call.js';
 
 export interface Invocation {
   /** The id the executor sees (the caller's own id for sync calls, unless that id is already in use). */
   readonly id: string;
-  readonly functionId: string;
+  readonly call: CallRequest;
   readonly executor: Worker;
   readonly replica: Replica;
   /** The worker waiting for the result; undefined for void calls and internal callers. */
   readonly caller: Worker | undefined;
-  /** The id the caller used, echoed in its `invocationresult`. */
-  readonly callerInvocationId: string | undefined;
-  /** For engine-internal callers. */
-  readonly onDone: ((outcome: InvocationOutcome) => void) | undefined;
-  readonly timeoutMs: number;
-  timer: NodeJS.Timeout | undefined;
+  /** When it started (`performance.now()`), taken only when an observer wants durations; else 0. */
+  readonly startedAt: number;
+  /** The traceparent a start observer put in place of the caller's for the executor (docs/hooks.md); else undefined. */
+  traceparent: string | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export class InvocationTable {
@@ -43,10 +40,22 @@ export class InvocationTable {
     return this.byId.get(id);
   }
 
+  /** The invocation `caller` is waiting on under its own id `callerInvocationId`. */
+  byCaller(caller: Worker, callerInvocationId: string): Invocation | undefined {
+    const inv = this.byId.get(callerInvocationId);
+    if (inv !== undefined && inv.caller === caller && inv.call.callerInvocationId === callerInvocationId) return inv;
+    return caller.renamed.get(callerInvocationId);
+  }
+
   add(inv: Invocation): void {
     this.byId.set(inv.id, inv);
     inv.executor.invocations.add(inv);
-    inv.caller?.invocations.add(inv);
+    const caller = inv.caller;
+    if (caller !== undefined) {
+      caller.invocations.add(inv);
+      const callerId = inv.call.callerInvocationId!;
+      if (callerId !== inv.id && !caller.renamed.has(callerId)) caller.renamed.set(callerId, inv);
+    }
     inv.replica.inFlight++;
   }
 
@@ -56,7 +65,12 @@ export class InvocationTable {
     this.byId.delete(inv.id);
     if (inv.timer !== undefined) clearTimeout(inv.timer);
     inv.executor.invocations.delete(inv);
-    inv.caller?.invocations.delete(inv);
+    const caller = inv.caller;
+    if (caller !== undefined) {
+      caller.invocations.delete(inv);
+      const callerId = inv.call.callerInvocationId!;
+      if (callerId !== inv.id && caller.renamed.get(callerId) === inv) caller.renamed.delete(callerId);
+    }
     inv.replica.inFlight--;
     return true;
   }

@@ -3,7 +3,7 @@
  * when a provider appears), refusals go back to the worker that registered the binding, and a replay after a
  * reconnect (same trigger ids) is idempotent.
  */
-import type { Logger } from 'pino';
+import type { CoreLogger } from './logger.js';
 import type {
   RegisterTrigger,
   RegisterTriggerType,
@@ -17,7 +17,7 @@ import type { Worker } from './worker.js';
 export class TriggerFlows {
   constructor(
     private readonly registry: TriggerRegistry,
-    private readonly logger: Logger,
+    private readonly logger: CoreLogger,
     private readonly changed: () => void,
   ) {}
 

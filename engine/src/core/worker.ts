@@ -2,12 +2,12 @@
  * One connected worker: its connection, the reattach token, what it registered, and the invocations it takes part
  * in (as caller or executor), so a disconnect can end all of them at once.
  */
-import { randomUUID } from 'node:crypto';
 import type { EngineToWorker } from '@svc/sdk';
 import type { Connection } from './connection.js';
+import type { Claim } from './hooks.js';
 import type { Invocation } from './invocation-table.js';
 
-/** What `engine::workers::register` reports (PROTOCOL.md §1.7), sanitised. */
+/** What `engine::workers::register` reports (PROTOCOL.md §1.7), sanitised by whoever stores it. */
 export interface WorkerMetadata {
   runtime?: string;
   version?: string;
@@ -20,19 +20,21 @@ export interface WorkerMetadata {
 }
 
 export class Worker {
-  readonly id = randomUUID();
-  readonly reattachToken = randomUUID();
+  readonly id = crypto.randomUUID();
+  readonly reattachToken = crypto.randomUUID();
   readonly connectedAtMs = Date.now();
   /** Function ids this worker provides (one replica each). */
   readonly functions = new Set<string>();
-  /** HTTP-invoked functions it registered, handed to the HTTP-functions registrar: id → handle. */
-  readonly httpFunctions = new Map<string, { unregister(): void }>();
+  /** Function ids it registered that a module claimed (registration interceptors): id → claim. */
+  readonly claims = new Map<string, Claim>();
   /** Ids of trigger bindings it owns. */
   readonly triggers = new Set<string>();
   /** Trigger types it provides. */
   readonly triggerTypes = new Set<string>();
   /** Invocations it started (and waits for) or executes. */
   readonly invocations = new Set<Invocation>();
+  /** Invocations it waits for whose executor sees another id than the caller's own (that id was in use). */
+  readonly renamed = new Map<string, Invocation>();
   metadata: WorkerMetadata = {};
   closed = false;
   readonly supportsCancel: boolean;
@@ -48,17 +50,6 @@ export class Worker {
   send(message: EngineToWorker): boolean {
     if (this.closed) return false;
     return this.conn.send(message);
-  }
-
-  /** True when frames can be handed to this worker as already-encoded text. */
-  get takesRaw(): boolean {
-    return this.conn.sendRaw !== undefined;
-  }
-
-  /** Sends an already-encoded, validated frame (see `Connection.sendRaw`). */
-  sendRaw(text: string): boolean {
-    if (this.closed || this.conn.sendRaw === undefined) return false;
-    return this.conn.sendRaw(text);
   }
 
   /** The name shown to users: reported name, else the module name, else the id. */

@@ -7,11 +7,13 @@
  */
 import {
   MODULE_CLASSES,
+  OBSERVABILITY_WORKER,
   workerForClass,
   type DeepReadonly,
-  type ExecConfig,
-  type HttpFunctionsConfig,
   type ModuleEntry,
+  type ObservabilityConfig,
+  type TelemetryConfig,
+  telemetryOptedOut,
 } from '@svc/config';
 import { createExecModule } from './exec/index.js';
 import type { EngineModule } from './module.js';
@@ -22,10 +24,24 @@ export interface ModuleFactoryOptions {
   graceMs: number;
   /** The config's `log_level`, handed to capability workers as `SVC_LOG_LEVEL`. */
   logLevel?: string;
+  /** Telemetry settings for spawned capability workers (`SVC_OTEL*`), when observability is on. */
+  telemetryEnv?: Record<string, string>;
+  /** Every module class of the config (the usage heartbeat reports them). */
+  moduleClasses?: string[];
+  /** The data directory (file-based stores): never a reason to restart a watched process. */
+  dataDir?: string;
+  /**
+   * Called whenever a capability worker's process changes state (spawned, crashed, failed for good) or reports
+   * itself ready (`"svc_ready": true`).
+   */
+  onProcessState?: () => void;
 }
 
+/** Why a config entry does not run: its worker is not built, or this build has no implementation of it. */
+export type UnavailableCause = 'not_built' | 'not_implemented';
+
 export type PlannedModule =
-  | { kind: 'engine'; class: string; module: EngineModule }
+  | { kind: 'engine'; class: string; module: EngineModule; label?: string }
   | {
       kind: 'worker';
       class: string;
@@ -35,19 +51,21 @@ export type PlannedModule =
       label: string;
       main: string;
       module: EngineModule;
+      /** An engine-side module that goes with the worker (observability: spans, metrics, the `/otel` hand-off). */
+      companion?: EngineModule;
     }
-  | { kind: 'unavailable'; class: string; reason: string };
-
-/** Copies the frozen resolved config into a plain mutable object (factories may validate it again). */
-function plain<T>(value: DeepReadonly<T>): T {
-  return structuredClone(value) as T;
-}
+  | { kind: 'unavailable'; class: string; cause: UnavailableCause; reason: string };
 
 export async function planModule(
   entry: DeepReadonly<ModuleEntry>,
   options: ModuleFactoryOptions,
 ): Promise<PlannedModule> {
-  const worker = workerForClass(entry.class);
+  const worker: { dir: string; name: string; class: string } | undefined =
+    workerForClass(entry.class) ?? (entry.class === OBSERVABILITY_WORKER.class ? OBSERVABILITY_WORKER : undefined);
+  if (worker?.class === MODULE_CLASSES.observability && !(entry.config as { enabled?: boolean }).enabled) {
+    // observability is off: nothing is spawned; engine::health::check reports its components as disabled
+    return { kind: 'engine', class: entry.class, module: await observabilityModule(entry) };
+  }
   if (worker) {
     const workerName = worker.name;
     const label = entry.name ?? worker.name;
@@ -56,6 +74,7 @@ export async function planModule(
       return {
         kind: 'unavailable',
         class: entry.class,
+        cause: 'not_built',
         reason: `${label} is not built (looked for ${workerMainCandidates(worker.dir)[0]}); run npm run build`,
       };
     }
@@ -66,36 +85,61 @@ export async function planModule(
         env: {
           SVC_MODULE_CONFIG: JSON.stringify(entry.config),
           ...(options.logLevel !== undefined ? { SVC_LOG_LEVEL: options.logLevel } : {}),
+          ...options.telemetryEnv,
         },
         graceMs: options.graceMs,
+        reportsReady: true,
+        ...(options.onProcessState !== undefined
+          ? { onState: options.onProcessState, onReady: options.onProcessState }
+          : {}),
       },
     );
-    return { kind: 'worker', class: entry.class, workerName, label, main, module };
+    const companion = worker.class === MODULE_CLASSES.observability ? await observabilityModule(entry) : undefined;
+    return { kind: 'worker', class: entry.class, workerName, label, main, module, ...(companion ? { companion } : {}) };
   }
   switch (entry.class) {
     case MODULE_CLASSES.exec: {
-      const config = plain<ExecConfig>(entry.config as DeepReadonly<ExecConfig>);
-      return { kind: 'engine', class: entry.class, module: createExecModule(config, { graceMs: options.graceMs }) };
+      const module = createExecModule(entry.config, {
+        graceMs: options.graceMs,
+        ...(entry.name !== undefined ? { name: entry.name } : {}),
+        ...(options.dataDir !== undefined ? { ignoreDirs: [options.dataDir] } : {}),
+      });
+      return { kind: 'engine', class: entry.class, label: module.processName, module };
     }
     case MODULE_CLASSES.pubsub: {
       const { createPubSubModule } = await import('./pubsub/index.js');
-      return { kind: 'engine', class: entry.class, module: createPubSubModule(plain(entry.config)) };
+      return { kind: 'engine', class: entry.class, module: await createPubSubModule(entry.config) };
     }
     case MODULE_CLASSES.httpFunctions: {
       const { createHttpFunctionsModule } = await import('./http-functions/index.js');
-      return {
-        kind: 'engine',
-        class: entry.class,
-        module: createHttpFunctionsModule(
-          plain<HttpFunctionsConfig>(entry.config as DeepReadonly<HttpFunctionsConfig>),
-        ),
-      };
+      return { kind: 'engine', class: entry.class, module: createHttpFunctionsModule(entry.config) };
+    }
+    case MODULE_CLASSES.bridgeClient: {
+      const { createBridgeClientModule } = await import('./bridge-client/index.js');
+      return { kind: 'engine', class: entry.class, module: createBridgeClientModule(entry.config) };
+    }
+    case MODULE_CLASSES.telemetry: {
+      const { createTelemetryModule } = await import('./telemetry/index.js');
+      // validated by the config kit; a mutable copy for the module
+      const config = structuredClone(entry.config) as TelemetryConfig;
+      const module = createTelemetryModule(config, {
+        modules: options.moduleClasses ?? [],
+        optedOut: telemetryOptedOut(),
+      });
+      return { kind: 'engine', class: entry.class, module };
     }
     default:
       return {
         kind: 'unavailable',
         class: entry.class,
-        reason: 'not implemented in this build yet; the entry is validated and otherwise ignored',
+        cause: 'not_implemented',
+        reason: 'not implemented in this build; remove the entry to start',
       };
   }
+}
+
+async function observabilityModule(entry: DeepReadonly<ModuleEntry>): Promise<EngineModule> {
+  const { createObservabilityModule } = await import('./observability/index.js');
+  // validated by the config kit; a mutable copy for the module
+  return createObservabilityModule(structuredClone(entry.config) as ObservabilityConfig);
 }

@@ -1,18 +1,44 @@
 /**
  * An engine module lives beside the core, never inside it: it reaches the core only as a worker would, through
- * an SDK client connected in-process (`ctx.connect(name)`), plus a read-only view of the registry for introspection
- * and a few documented hooks (`ctx.engine`). Removing a module never breaks the core.
+ * an SDK client connected in-process (`ctx.connect(name)`), plus the hook interface (`ctx.hooks`, docs/hooks.md)
+ * and a read-only view of the registry (`ctx.engine`). Removing a module never breaks the core.
  *
  * Lifecycle: `start()` once; `close()` is idempotent and releases everything the module owns (timers, sockets,
  * child processes).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorBody, SvcClient } from '@svc/sdk';
 import type {
-  HttpFunctionHandle,
-  HttpFunctionRegistrar,
-  HttpFunctionRegistration,
-} from '../core/http-function-hook.js';
+  ActionHandler,
+  CallOptions,
+  DispatchMiddleware,
+  InvocationOutcome,
+  LifecycleObserver,
+  RegistrationInterceptor,
+  WorkerMetadata,
+} from '../core/index.js';
+import type { SocketRoute } from '../transport/socket-routes.js';
+
+// The hook contracts are defined once, beside the core that calls them (type-only: no runtime link).
+export type {
+  ActionHandler,
+  CallOptions,
+  CallRequest,
+  Claim,
+  DispatchMiddleware,
+  DispatchVerdict,
+  InvocationOutcome,
+  CallCancelled,
+  InvocationSettled,
+  InvocationStarted,
+  LifecycleObserver,
+  Registration,
+  RegistrationInterceptor,
+  RegistrationVerdict,
+  TopologyEvent,
+  WorkerMetadata,
+} from '../core/index.js';
 
 export interface ModuleContext {
   /**
@@ -24,8 +50,22 @@ export interface ModuleContext {
   logger: Logger;
   /** The engine's own WebSocket address, for modules that spawn workers (`SVC_URL`). */
   engineUrl: string;
+  /** The hook interface (docs/hooks.md). Each installer returns its uninstaller; call it on `close()`. */
+  hooks: ModuleHooks;
   /** Engine internals a module may need; each member documents what it exposes. */
   engine: EngineInternals;
+}
+
+/** How a module plugs into the core (docs/hooks.md has each hook's contract, ordering and cost). */
+export interface ModuleHooks {
+  /** Sees every `registerfunction` / `registertrigger` / `registertriggertype`; may refuse, or claim a function. */
+  addRegistrationInterceptor(interceptor: RegistrationInterceptor): () => void;
+  /** Runs before every call is routed; may answer or refuse it, or pass it on. */
+  addDispatchMiddleware(middleware: DispatchMiddleware): () => void;
+  /** What a call with `action: {type: actionType}` does. One handler per type; a second one throws. */
+  setActionHandler(actionType: string, handler: ActionHandler): () => void;
+  /** Topology changes and invocation start / settle. */
+  observe(observer: LifecycleObserver): () => void;
 }
 
 /** Filled in by the engine (engine/src/engine.ts); kept as an interface so modules do not import the core. */
@@ -36,19 +76,27 @@ export interface EngineInternals {
   /** When the engine started, ms since the epoch. */
   readonly startedAtMs: number;
   /**
-   * Installs the handler for `registerfunction` frames that carry an HTTP `invocation` config (the HTTP-functions
-   * module). Without one, such a registration is refused: logged, and the worker gets an `error` frame with code
-   * `http_functions_unavailable`. Pass `undefined` to uninstall (on module close).
+   * Serves WebSocket upgrades for every path under `prefix` on the engine's ports (the data channels'
+   * `/ws/channels/`). Returns the removal function (call it on module close).
    */
-  setHttpFunctionRegistrar(registrar: HttpFunctionRegistrar | undefined): void;
+  addSocketRoute(prefix: string, route: SocketRoute): () => void;
+  /** Stores the metadata a worker reported through `engine::workers::register` (sanitise it first). */
+  setWorkerMetadata(workerId: string, metadata: WorkerMetadata): boolean;
   /**
-   * Calls `listener` synchronously on every topology change (worker connected / disconnected / metadata
-   * updated, functions changed, trigger registrations changed). Keep it cheap; coalesce bursts yourself.
-   * Returns the unsubscribe function.
+   * True when at least one live worker (or module) provides `functionId`: on this engine, or on another engine
+   * of its cluster (see `setPeerView`).
    */
-  onTopologyChange(listener: (event: TopologyEvent) => void): () => void;
-  /** Stores the metadata a worker reported through `engine::workers::register` (sanitised). False if unknown. */
-  setWorkerMetadata(workerId: string, metadata: unknown): boolean;
+  hasFunction(functionId: string): boolean;
+  /** How many replicas of `functionId` this engine itself routes to (0: none). O(1). */
+  localReplicas(functionId: string): number;
+  /**
+   * What the other engines of a cluster provide, installed by the cluster module (undefined: no cluster). The
+   * `engine::*` listings and `hasFunction` include it.
+   */
+  setPeerView(view: PeerView | undefined): void;
+  peerView(): PeerView | undefined;
+  /** Calls a function as the engine itself (through the dispatch middleware); `onDone` gets one outcome. */
+  call(functionId: string, data: unknown, options: CallOptions, onDone: (outcome: InvocationOutcome) => void): void;
   /** Snapshots (built on demand, never on the invocation path). */
   listWorkers(): WorkerView[];
   getWorker(workerId: string): WorkerView | undefined;
@@ -56,17 +104,62 @@ export interface EngineInternals {
   getFunction(functionId: string): FunctionView | undefined;
   listTriggerTypes(): TriggerTypeView[];
   listTriggers(): TriggerView[];
+  /** Services declared with `registerservice`. */
+  listServices(): ServiceView[];
   /** Counters for health checks. */
   stats(): EngineStats;
+  /** Where binary telemetry frames from workers (`/otel`, or `/`) go; `undefined` drains them. */
+  setTelemetrySink(sink: ((frame: Buffer) => void) | undefined): void;
+  /** A plain-HTTP GET route on the engine port (`/metrics`); `undefined` removes it. */
+  setHttpRoute(path: string, route: ((req: IncomingMessage, res: ServerResponse) => void) | undefined): void;
+  /** A component of `engine::health::check`; `undefined` removes it. */
+  setHealthComponent(name: string, probe: (() => Promise<ComponentHealth>) | undefined): void;
+  /** Every registered component's health (probes that fail or take over a second report `unhealthy`). */
+  healthComponents(): Promise<Record<string, ComponentHealth>>;
 }
 
-export type TopologyEvent =
-  | { kind: 'worker'; event: 'worker_connected' | 'worker_disconnected' | 'worker_metadata_updated'; workerId: string }
-  | { kind: 'functions' }
-  | { kind: 'triggers' };
+export interface ComponentHealth {
+  status: 'healthy' | 'degraded' | 'unhealthy' | 'disabled';
+  details?: unknown;
+}
 
-// The registrar contract is defined once, beside the core's hook that calls it (a type-only import: no runtime link).
-export type { HttpFunctionHandle, HttpFunctionRegistrar, HttpFunctionRegistration };
+/** Functions and workers of the other engines of a cluster, as this engine last heard of them. */
+export interface PeerView {
+  /** This engine's id in the cluster. */
+  readonly engineId: string;
+  hasFunction(functionId: string): boolean;
+  functions(): PeerFunctionView[];
+  workers(): PeerWorkerView[];
+}
+
+export interface PeerFunctionView {
+  id: string;
+  description?: string;
+  metadata?: unknown;
+  workerName: string;
+  /** Replicas across the other engines. */
+  replicas: number;
+  engineIds: string[];
+}
+
+/** A worker connected to another engine of the cluster. */
+export interface PeerWorkerView {
+  engineId: string;
+  id: string;
+  name: string;
+  description?: string;
+  runtime?: string;
+  version?: string;
+  os?: string;
+  pid?: number;
+  isolation?: string | null;
+  ipAddress?: string;
+  connectedAtMs: number;
+  functionCount: number;
+  activeInvocations: number;
+}
+
+export type { PeerSocket, SocketRequest, SocketRoute, SocketRouteAnswer } from '../transport/socket-routes.js';
 
 export interface WorkerView {
   id: string;
@@ -124,6 +217,15 @@ export interface TriggerView {
   /** `pending`: no provider for its type; `failed`: a provider refused it (see `error`). */
   status: 'active' | 'pending' | 'failed';
   error?: ErrorBody;
+}
+
+export interface ServiceView {
+  id: string;
+  name: string;
+  description?: string;
+  parent_service_id?: string;
+  workerId: string;
+  workerName: string;
 }
 
 export interface EngineStats {

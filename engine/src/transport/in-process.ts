@@ -9,7 +9,7 @@ import {
   type EngineToWorker,
   type TransportEvents,
   type WorkerToEngine,
-} from '@svc/sdk';
+} from '@svc/sdk/core';
 import type { Logger } from 'pino';
 import type { Connection } from '../core/connection.js';
 import type { EngineCore } from '../core/engine-core.js';

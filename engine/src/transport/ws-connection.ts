@@ -1,14 +1,17 @@
 /**
- * One worker's WebSocket, seen by the core as a `Connection`. Outbound frames written in the same tick are
- * coalesced into one socket write (cork until the next tick); a peer that stops reading is disconnected once its
+ * One worker's WebSocket, seen by the core as a `Connection`. Outbound frames written in the same turn of the
+ * event loop are coalesced into one socket write (cork until `setImmediate`, after the turn's I/O callbacks: the
+ * frames relayed from every worker socket read in that turn leave together); a peer that stops reading is disconnected once its
  * outbound buffer passes the bound, instead of growing the engine's memory.
  */
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { encodeFrame, type EngineToWorker } from '@svc/sdk';
-import type { Connection } from '../core/connection.js';
+import { serverTextFrame, type EngineToWorker } from '@svc/sdk/core';
+import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
+import { forwardableText, type TraceReplacement } from './raw-frame.js';
+import { encodeWithShared } from './shared-payload.js';
 
 /** Close code sent when a peer's outbound buffer passes its bound (1008: policy violation). */
 export const CLOSE_SLOW_CONSUMER = 1008;
@@ -20,6 +23,12 @@ export class WsConnection implements Connection, Beating {
   lastSeenMs = 0;
   private corked = false;
   private closed = false;
+  /**
+   * No extension was negotiated (the server offers none): every frame is a plain frame, so ours are written to the
+   * TCP socket as complete frames, between whole frames of ws's own (pings, close), and ws never holds a frame
+   * back (it only queues while compressing).
+   */
+  private readonly direct: boolean;
 
   constructor(
     readonly ws: WebSocket,
@@ -28,12 +37,15 @@ export class WsConnection implements Connection, Beating {
     readonly remoteAddress: string | undefined,
     private readonly maxBufferedBytes: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.direct = ws.extensions === '';
+  }
 
   send(message: EngineToWorker): boolean {
     let text: string;
     try {
-      text = encodeFrame(message);
+      // a fan-out's shared payload is serialised once for all its frames (shared-payload.ts)
+      text = message.type === 'invokefunction' ? encodeWithShared(message) : JSON.stringify(message);
     } catch (err) {
       // a value JSON cannot carry (BigInt, cycle) handed over in-process: refuse this frame, keep the connection
       this.logger.error({ err, type: message.type }, 'frame not encodable; not sent');
@@ -42,7 +54,29 @@ export class WsConnection implements Connection, Beating {
     return this.sendRaw(text);
   }
 
-  sendRaw(text: string): boolean {
+  /**
+   * A caller's sync call as the text it came in (the JSON.parse that validated it saw exactly this text), with
+   * `_caller_worker_id` spliced into `data` when due. Declined when the text is not in the simple shape the
+   * splice handles, or the caller put its own `_caller_worker_id` there: the core then re-encodes (overwriting it).
+   */
+  forwardInvoke(
+    raw: RawFrame,
+    data: unknown,
+    callerWorkerId: string | undefined,
+    trace?: TraceReplacement,
+  ): ForwardOutcome {
+    const text = forwardableText(raw, data, callerWorkerId, trace);
+    if (text === undefined) return 'declined';
+    return this.sendRaw(text) ? 'sent' : 'failed';
+  }
+
+  /** An executor's result relayed as the text it came in (same invocation id on both sides). */
+  relayResult(raw: RawFrame): ForwardOutcome {
+    if (typeof raw !== 'string') return 'declined';
+    return this.sendRaw(raw) ? 'sent' : 'failed';
+  }
+
+  private sendRaw(text: string): boolean {
     const ws = this.ws;
     if (ws.readyState !== WebSocket.OPEN) return false;
     if (ws.bufferedAmount > this.maxBufferedBytes) {
@@ -52,9 +86,10 @@ export class WsConnection implements Connection, Beating {
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
-      process.nextTick(uncork, this);
+      setImmediate(uncork, this);
     }
-    ws.send(text);
+    if (this.direct) this.socket.write(serverTextFrame(text));
+    else ws.send(text);
     return true;
   }
 

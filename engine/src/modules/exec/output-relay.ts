@@ -17,7 +17,23 @@ const PINO_LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' 
 /** Longest line relayed as-is; longer lines are cut (a child must not make the engine buffer without bound). */
 const MAX_LINE = 16 * 1024;
 
-export function relayOutput(stream: Readable | null, logger: Logger, fallback: 'info' | 'warn'): void {
+export interface RelayHooks {
+  /**
+   * Every error-level line (pino `error`/`fatal`, with the logged error's message) and every plain stderr line:
+   * the supervisor keeps the last one as the reason a process failed to start.
+   */
+  onProblem?: (text: string) => void;
+  /** A JSON log line with `"svc_ready": true`: the process says it is up (capability workers, after start-up). */
+  onReady?: () => void;
+}
+
+export function relayOutput(
+  stream: Readable | null,
+  logger: Logger,
+  fallback: 'info' | 'warn',
+  hooks: RelayHooks = {},
+): void {
+  const { onProblem, onReady } = hooks;
   if (!stream) return;
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   lines.on('line', (raw) => {
@@ -25,14 +41,17 @@ export function relayOutput(stream: Readable | null, logger: Logger, fallback: '
     if (line.trim() === '') return;
     const parsed = parsePinoLine(line);
     if (parsed) {
-      const { level, msg, ...fields } = parsed;
+      const { level, msg, svc_ready: ready, ...fields } = parsed;
+      if (ready === true) onReady?.();
       delete fields['time'];
       delete fields['pid'];
       delete fields['hostname'];
       delete fields['name'];
       logger[level](fields, msg);
+      if (level === 'error' || level === 'fatal') onProblem?.(problemText(msg, fields['err']));
     } else {
       logger[fallback](line);
+      if (fallback === 'warn') onProblem?.(line);
     }
   });
 }
@@ -53,4 +72,12 @@ function parsePinoLine(
   if (!level) return undefined;
   const msg = typeof record['msg'] === 'string' ? record['msg'] : '';
   return { ...record, level, msg };
+}
+
+/** `msg: err.message` (pino serialises an error as `{type, message, stack, code?}`). */
+function problemText(msg: string, err: unknown): string {
+  const detail =
+    err && typeof err === 'object' && 'message' in err && typeof err.message === 'string' ? err.message : '';
+  if (!detail || msg.includes(detail)) return msg;
+  return msg ? `${msg}: ${detail}` : detail;
 }

@@ -29,6 +29,13 @@ export interface SupervisorOptions {
   graceMs?: number;
   /** Linux: the kernel SIGTERMs the child if the engine dies (even by SIGKILL). Default true. */
   parentDeathSignal?: boolean;
+  /**
+   * An exit before `markReady()` (or before the process logs a JSON line with `"svc_ready": true`) is a start-up
+   * failure: the process is marked failed with its reason instead of being restarted (capability workers: a taken port or a bad config does not heal by retrying). Default false.
+   */
+  failBeforeReady?: boolean;
+  /** Called once the process reports itself ready (`markReady()`, or its `"svc_ready": true` line). */
+  onReady?: () => void;
   /** Called on every state change (tests, introspection). */
   onState?: (state: ProcessState, detail: { pid?: number; exitCode?: number | null; signal?: string | null }) => void;
 }
@@ -46,6 +53,12 @@ export class SupervisedProcess {
   state: ProcessState = 'idle';
   /** How many times the process was spawned. */
   spawns = 0;
+  /** Set once the process reported itself ready (see `failBeforeReady`). */
+  private ready = false;
+  /** The last error line the process wrote: why it failed, when it does. */
+  private lastProblem: string | undefined;
+  /** Why the process is `failed`, when it is. */
+  failureReason: string | undefined;
 
   constructor(
     readonly spec: ProcessSpec,
@@ -64,6 +77,17 @@ export class SupervisedProcess {
   start(): void {
     if (this.state !== 'idle') return;
     this.spawnChild();
+  }
+
+  /** The process is up and doing its job: from now on an exit is a crash, restarted with backoff. */
+  markReady(): void {
+    if (this.ready) return;
+    this.ready = true;
+    this.options.onReady?.();
+  }
+
+  get isReady(): boolean {
+    return this.ready;
   }
 
   /**
@@ -103,8 +127,13 @@ export class SupervisedProcess {
       ...(cwd !== undefined ? { cwd } : {}),
     });
     this.child = child;
-    relayOutput(child.stdout, this.logger, 'info');
-    relayOutput(child.stderr, this.logger, 'warn');
+    this.lastProblem = undefined;
+    const onProblem = (text: string): void => {
+      this.lastProblem = text;
+    };
+    const onReady = (): void => this.markReady();
+    relayOutput(child.stdout, this.logger, 'info', { onProblem, onReady });
+    relayOutput(child.stderr, this.logger, 'warn', { onProblem, onReady });
     this.childExit = new Promise((resolve) => {
       let done = false;
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
@@ -112,10 +141,12 @@ export class SupervisedProcess {
         done = true;
         resolve();
         if (this.child === child) this.child = undefined;
-        this.onExit(code, signal);
+        // The last output lines may still be in the pipes: read them before deciding why it exited.
+        afterOutput(child, () => this.onExit(code, signal));
       };
       child.once('exit', finish);
       child.once('error', (err) => {
+        this.lastProblem = `cannot start ${command}: ${err.message}`;
         this.logger.error({ err, command }, `cannot start ${this.spec.name}: ${err.message}`);
         // 'exit' may not follow a spawn error (ENOENT): treat it as a crash.
         finish(null, null);
@@ -128,9 +159,14 @@ export class SupervisedProcess {
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.closing || this.state === 'restarting') return;
+    if (this.options.failBeforeReady && !this.ready) {
+      this.failStartup(code, signal);
+      return;
+    }
     const ranForMs = Date.now() - this.startedAt;
     const decision = this.crashes.onCrash(Date.now(), ranForMs);
     if (decision.action === 'fail') {
+      this.failureReason = `crashed ${decision.crashes} times within the restart window${this.lastProblem ? `; last error: ${this.lastProblem}` : ''}`;
       this.setState('failed', { exitCode: code, signal });
       this.logger.error(
         { exitCode: code, signal, crashes: decision.crashes },
@@ -147,6 +183,16 @@ export class SupervisedProcess {
       this.timer = undefined;
       if (!this.closing) this.spawnChild();
     }, decision.delayMs);
+  }
+
+  private failStartup(code: number | null, signal: NodeJS.Signals | null): void {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    this.failureReason = this.lastProblem ?? `${this.spec.name} ${how} before it was ready`;
+    this.setState('failed', { exitCode: code, signal });
+    this.logger.error(
+      { exitCode: code, signal, reason: this.failureReason },
+      `${this.spec.name} failed to start (${how}): ${this.failureReason}`,
+    );
   }
 
   /** SIGTERM, then SIGKILL after the grace period; resolves when the child has exited. */
@@ -187,4 +233,18 @@ export class SupervisedProcess {
     if (detail.signal !== undefined) clean.signal = detail.signal;
     this.options.onState?.(state, clean);
   }
+}
+
+/** Calls `then` once the child's stdout/stderr are drained, or after 200 ms (a grandchild may hold the pipes). */
+function afterOutput(child: ChildProcess, then: () => void): void {
+  let called = false;
+  const once = (): void => {
+    if (called) return;
+    called = true;
+    clearTimeout(timer);
+    then();
+  };
+  const timer = setTimeout(once, 200);
+  if (child.stdout === null || child.stdout.readableEnded) once();
+  else child.once('close', once);
 }

@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { HttpAuthRef } from '@svc/sdk';
+import { ModuleErrorCode } from '../../error-codes.js';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';
 export const TIMESTAMP_HEADER = 'x-svc-timestamp';
@@ -14,7 +15,7 @@ export const TIMESTAMP_HEADER = 'x-svc-timestamp';
 export type Env = Record<string, string | undefined>;
 
 export class MissingSecretError extends Error {
-  readonly code = 'secret_not_set';
+  readonly code = ModuleErrorCode.SecretNotSet;
 }
 
 function secret(env: Env, name: string, what: string): string {

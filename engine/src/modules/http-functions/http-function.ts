@@ -7,11 +7,12 @@
  * registered `headers`, then the auth header. A 2xx answer with a JSON body is the result (an empty body means
  * none); a 2xx with another body is `invalid_response`; any other status is `http_request_failed` naming it.
  */
-import { InvocationError, type HandlerContext, type HttpInvocationRef } from '@svc/sdk';
+import { InvocationError, type HandlerContext, type HttpInvocationRef } from '@svc/sdk/core';
 import type { Dispatcher } from 'undici';
 import { authHeaders, credentialHeaders, TIMESTAMP_HEADER, type Env } from './auth.js';
 import { OutboundError, sendOutbound, type OutboundLimits } from './outbound-request.js';
 import { PolicyError, type UrlPolicy } from './security/url-policy.js';
+import { ModuleErrorCode } from '../../error-codes.js';
 
 export interface HttpFunctionDeps {
   policy: UrlPolicy;
@@ -69,7 +70,7 @@ function toResult(method: string, url: string, status: number, body: Buffer): un
   if (status < 200 || status > 299) {
     const snippet = body.subarray(0, 200).toString('utf8');
     throw new InvocationError({
-      code: 'http_request_failed',
+      code: ModuleErrorCode.HttpRequestFailed,
       message: `${method} ${url} answered ${status}${snippet ? `: ${snippet}` : ''}`,
     });
   }
@@ -78,7 +79,7 @@ function toResult(method: string, url: string, status: number, body: Buffer): un
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     throw new InvocationError({
-      code: 'invalid_response',
+      code: ModuleErrorCode.InvalidResponse,
       message: `${method} ${url} answered ${status} with a body that is not JSON`,
     });
   }
@@ -92,9 +93,9 @@ function asInvocationError(err: unknown, method: string, url: string): Invocatio
   const cause = (err as { cause?: unknown }).cause;
   if (cause instanceof PolicyError) return new InvocationError({ code: cause.code, message: cause.message });
   const code = (err as { code?: unknown }).code;
-  if (code === 'secret_not_set') return new InvocationError({ code, message: (err as Error).message });
+  if (code === ModuleErrorCode.SecretNotSet) return new InvocationError({ code, message: (err as Error).message });
   return new InvocationError({
-    code: 'http_request_failed',
+    code: ModuleErrorCode.HttpRequestFailed,
     message: `${method} ${url} failed: ${(err as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`,
   });
 }

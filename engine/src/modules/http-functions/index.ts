@@ -6,7 +6,7 @@ export { checkIp } from './security/ip-policy.js';
 export { resolveChecked, type Resolver } from './security/guarded-connector.js';
 export { sign as signHmac, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './auth.js';
 
-/** Factory used by engine/src/modules/index.ts (class → module). */
+/** Factory used by engine/src/modules/index.ts (class → module), with the entry's resolved config as it is. */
 export function createHttpFunctionsModule(config: HttpFunctionsModuleConfig): HttpFunctionsModule {
   return new HttpFunctionsModule(config);
 }

@@ -2,19 +2,20 @@
  * `modules::http_functions::HttpFunctionsModule`: functions registered with an HTTP `invocation` config are run
  * by the engine as outbound HTTP requests under the URL policy (SPEC.md "HTTP Functions module").
  *
- * The core hands every such registration to the registrar installed here. The registrar checks the URL against
- * the policy and that the named secrets exist (refusing with the reason otherwise), then registers the function
- * id on the module's own in-process client, so invocations route to it like to any worker's function. Several
- * workers may register the same id: the last registration's config is used, and the id stays registered until
- * the last of them is gone.
+ * A registration interceptor (docs/hooks.md) claims every such registration: it checks the URL against the
+ * policy and that the named secrets exist (refusing with `http_functions_unavailable` and the reason otherwise),
+ * then registers the function id on the module's own in-process client, so invocations route to it like to any
+ * worker's function. Several workers may register the same id: the last registration's config is used, and the
+ * id stays registered until the last of them is gone.
  *
  * Owns: its in-process client, and an undici Agent whose connect step enforces the address policy. `close()`
- * uninstalls the registrar, unregisters the functions and closes the agent; it is idempotent.
+ * removes the interceptor, unregisters the functions and closes the agent; it is idempotent.
  */
 import type { FunctionRef, HttpInvocationRef, SvcClient } from '@svc/sdk';
 import { Agent } from 'undici';
-import type { EngineModule, HttpFunctionRegistration, ModuleContext } from '../module.js';
+import type { EngineModule, ModuleContext, Registration, RegistrationVerdict } from '../module.js';
 import { checkSecrets, type Env } from './auth.js';
+import { HTTP_FUNCTIONS_UNAVAILABLE, type HttpFunctionRegistration } from './registration.js';
 import { httpFunctionHandler, type HttpFunctionDeps } from './http-function.js';
 import { guardedConnector, type Resolver } from './security/guarded-connector.js';
 import { UrlPolicy, type SecurityPolicy } from './security/url-policy.js';
@@ -48,6 +49,7 @@ export class HttpFunctionsModule implements EngineModule {
   private readonly entries = new Map<string, Entry>();
   private closing: Promise<void> | undefined;
   private ctx: ModuleContext | undefined;
+  private removeInterceptor: (() => void) | undefined;
 
   constructor(private readonly config: HttpFunctionsModuleConfig) {}
 
@@ -73,7 +75,31 @@ export class HttpFunctionsModule implements EngineModule {
       defaultTimeoutMs: timeout,
     };
     this.client = await ctx.connect('svc-http-functions');
-    ctx.engine.setHttpFunctionRegistrar((registration) => this.register(registration, deps));
+    this.removeInterceptor = ctx.hooks.addRegistrationInterceptor((r) => this.intercept(r, deps));
+  }
+
+  /** Claims function registrations that carry an HTTP `invocation` config; lets everything else through. */
+  private intercept(r: Registration, deps: HttpFunctionDeps): RegistrationVerdict {
+    if (r.kind !== 'function' || r.message.invocation == null) return undefined;
+    const msg = r.message;
+    try {
+      const handle = this.register(
+        {
+          functionId: msg.id,
+          invocation: msg.invocation!,
+          description: msg.description,
+          request_format: msg.request_format,
+          response_format: msg.response_format,
+          metadata: msg.metadata,
+          workerId: r.worker.id,
+        },
+        deps,
+      );
+      return { claim: { release: () => handle.unregister() } };
+    } catch (err) {
+      const message = `Function ${msg.id} refused: ${(err as Error).message}`;
+      return { refuse: { code: HTTP_FUNCTIONS_UNAVAILABLE, message } };
+    }
   }
 
   private register(registration: HttpFunctionRegistration, deps: HttpFunctionDeps): { unregister(): void } {
@@ -115,7 +141,8 @@ export class HttpFunctionsModule implements EngineModule {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.ctx?.engine.setHttpFunctionRegistrar(undefined);
+      this.removeInterceptor?.();
+      this.removeInterceptor = undefined;
       for (const entry of this.entries.values()) entry.ref.unregister();
       this.entries.clear();
       await this.client?.shutdown();

@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import type { UrlPolicy } from './security/url-policy.js';
+import { ModuleErrorCode } from '../../error-codes.js';
 
 export class OutboundError extends Error {
   constructor(
@@ -56,14 +57,17 @@ export async function sendOutbound(
   const headers = { ...req.headers };
   try {
     for (let hop = 0; ; hop++) {
-      const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal });
+      const res = await request(url, { method: method, headers, body, dispatcher, signal });
       const location = res.headers.location;
       if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') {
         return { status: res.statusCode, headers: res.headers, body: await readCapped(res, limits), url: url.href };
       }
       discard(res);
       if (hop >= limits.maxRedirects) {
-        throw new OutboundError('too_many_redirects', `more than ${limits.maxRedirects} redirects from ${req.url}`);
+        throw new OutboundError(
+          ModuleErrorCode.TooManyRedirects,
+          `more than ${limits.maxRedirects} redirects from ${req.url}`,
+        );
       }
       const next = policy.check(new URL(location, url));
       if (next.origin !== url.origin) for (const name of req.credentialHeaders) delete headers[name];
@@ -76,7 +80,10 @@ export async function sendOutbound(
     }
   } catch (err) {
     if (timeout.aborted)
-      throw new OutboundError('http_timeout', `${req.method} ${req.url} took longer than ${req.timeoutMs} ms`);
+      throw new OutboundError(
+        ModuleErrorCode.HttpTimeout,
+        `${req.method} ${req.url} took longer than ${req.timeoutMs} ms`,
+      );
     if (req.signal?.aborted) throw new OutboundError('invocation_cancelled', `${req.method} ${req.url} was cancelled`);
     throw err;
   }
@@ -102,7 +109,10 @@ async function readCapped(res: Dispatcher.ResponseData, limits: OutboundLimits):
 }
 
 function tooLarge(limits: OutboundLimits): OutboundError {
-  return new OutboundError('response_too_large', `response body is larger than ${limits.maxResponseBytes} bytes`);
+  return new OutboundError(
+    ModuleErrorCode.ResponseTooLarge,
+    `response body is larger than ${limits.maxResponseBytes} bytes`,
+  );
 }
 
 /** Drops a response body and its socket; the abort error this raises on the body stream is expected. */

@@ -2,7 +2,7 @@
  * Input checks for the engine's functions: untrusted payloads, so every field is checked, and a bad one is
  * refused with `INVALID_ARGUMENTS` naming the field.
  */
-import { InvocationError } from '@svc/sdk';
+import { ErrorCode, InvocationError } from '@svc/sdk/core';
 
 export type Args = Record<string, unknown>;
 
@@ -34,19 +34,19 @@ export function optStrings(args: Args, key: string, functionId: string): string[
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
     throw invalid(functionId, `"${key}" must be an array of strings`);
   }
-  return value as string[];
+  return value;
 }
 
 export function invalid(functionId: string, message: string): InvocationError {
   return new InvocationError({
-    code: 'INVALID_ARGUMENTS',
+    code: ErrorCode.InvalidArguments,
     message: `${functionId}: ${message}`,
     function_id: functionId,
   });
 }
 
 export function notFound(functionId: string, message: string): InvocationError {
-  return new InvocationError({ code: 'NOT_FOUND', message, function_id: functionId });
+  return new InvocationError({ code: ErrorCode.NotFound, message, function_id: functionId });
 }
 
 /** Case-insensitive substring match used by every `search` argument. */

@@ -3,6 +3,7 @@
  */
 import type { EngineInternals, FunctionView, TriggerView, WorkerView } from '../module.js';
 import { asArgs, invalid, isInternalId, matches, notFound, optBool, optString, optStrings } from './args.js';
+import { ModuleErrorCode } from '../../error-codes.js';
 
 const LIST = 'engine::functions::list';
 const INFO = 'engine::functions::info';
@@ -32,21 +33,46 @@ export function listFunctions(engine: EngineInternals, payload: unknown): unknow
   const wanted = optStrings(args, 'workers', LIST);
   const includeInternal = optBool(args, 'include_internal', LIST);
   const workers = workerIndex(engine);
-  const functions = engine
-    .listFunctions()
-    .filter((fn) => includeInternal || !isHidden(fn))
-    .filter((fn) => prefix === undefined || fn.id.startsWith(prefix))
-    .map((fn) => ({ fn, workerName: workerNameOf(fn, workers) }))
+  const functions = clusterFunctions(engine, workers)
+    .filter(({ fn }) => includeInternal || !isHidden(fn))
+    .filter(({ fn }) => prefix === undefined || fn.id.startsWith(prefix))
     .filter(({ fn, workerName }) => matches(search, fn.id, fn.description, workerName))
     .filter(({ workerName }) => worker === undefined || workerName === worker)
     .filter(({ workerName }) => wanted === undefined || wanted.includes(workerName))
     .sort((a, b) => (a.fn.id < b.fn.id ? -1 : a.fn.id > b.fn.id ? 1 : 0))
-    .map(({ fn, workerName }) => summary(fn, workerName));
+    .map(({ fn, workerName, remoteReplicas }) => summary(fn, workerName, remoteReplicas));
   return { functions };
 }
 
-function summary(fn: FunctionView, workerName: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { function_id: fn.id, worker_name: workerName, replicas: fn.workerIds.length };
+interface Listed {
+  fn: FunctionView;
+  workerName: string;
+  /** Replicas on the other engines of the cluster. */
+  remoteReplicas: number;
+}
+
+/** This engine's functions, plus those only other engines of its cluster provide (when it is in one). */
+function clusterFunctions(engine: EngineInternals, workers: Map<string, WorkerView>): Listed[] {
+  const remote = new Map((engine.peerView()?.functions() ?? []).map((f) => [f.id, f]));
+  const listed: Listed[] = engine.listFunctions().map((fn) => ({
+    fn,
+    workerName: workerNameOf(fn, workers),
+    remoteReplicas: remote.get(fn.id)?.replicas ?? 0,
+  }));
+  const local = new Set(listed.map((l) => l.fn.id));
+  for (const r of remote.values()) {
+    if (local.has(r.id)) continue;
+    const fn: FunctionView = { id: r.id, workerIds: [], workerNames: [], inFlight: 0 };
+    if (r.description !== undefined) fn.description = r.description;
+    if (r.metadata !== undefined) fn.metadata = r.metadata;
+    listed.push({ fn, workerName: r.workerName, remoteReplicas: r.replicas });
+  }
+  return listed;
+}
+
+function summary(fn: FunctionView, workerName: string, remoteReplicas = 0): Record<string, unknown> {
+  const replicas = fn.workerIds.length + remoteReplicas;
+  const out: Record<string, unknown> = { function_id: fn.id, worker_name: workerName, replicas };
   if (fn.description !== undefined) out.description = fn.description;
   if (fn.metadata !== undefined) out.metadata = fn.metadata;
   return out;
@@ -76,12 +102,21 @@ export function functionInfo(engine: EngineInternals, payload: unknown): unknown
   const triggers = engine.listTriggers();
   const describe = (id: string): Record<string, unknown> | undefined => {
     const fn = engine.getFunction(id);
-    return fn === undefined ? undefined : detail(fn, workerNameOf(fn, workers), triggers);
+    if (fn !== undefined) return detail(fn, workerNameOf(fn, workers), triggers);
+    const remote = engine
+      .peerView()
+      ?.functions()
+      .find((f) => f.id === id);
+    if (remote === undefined) return undefined;
+    const view: FunctionView = { id, workerIds: [], workerNames: [], inFlight: 0 };
+    if (remote.description !== undefined) view.description = remote.description;
+    if (remote.metadata !== undefined) view.metadata = remote.metadata;
+    return { ...summary(view, remote.workerName, remote.replicas), engine_ids: remote.engineIds };
   };
   if (single !== undefined) {
     const found = describe(single);
     if (found === undefined) throw notFound(INFO, `Function ${single} not found`);
     return found;
   }
-  return { functions: batch!.map((id) => describe(id) ?? { function_id: id, error: 'not_found' }) };
+  return { functions: batch!.map((id) => describe(id) ?? { function_id: id, error: ModuleErrorCode.NotFoundInBatch }) };
 }

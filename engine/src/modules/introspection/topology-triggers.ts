@@ -4,8 +4,8 @@
  * coalesce into one event per turn of the event loop, carrying the current list.
  */
 import type { Logger } from 'pino';
-import { TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';
-import type { EngineInternals, TopologyEvent } from '../module.js';
+import { TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk/core';
+import type { EngineInternals, ModuleHooks, TopologyEvent } from '../module.js';
 import { listFunctions } from './functions.js';
 
 export const WORKERS_AVAILABLE = 'engine::workers-available';
@@ -20,6 +20,7 @@ export class TopologyTriggers {
   constructor(
     private readonly client: SvcClient,
     private readonly engine: EngineInternals,
+    private readonly hooks: ModuleHooks,
     private readonly logger: Logger,
   ) {}
 
@@ -32,7 +33,7 @@ export class TopologyTriggers {
       { id: FUNCTIONS_AVAILABLE, description: 'Fires when the set of registered functions changes' },
       bindingsInto(this.functionBindings),
     );
-    this.unsubscribe = this.engine.onTopologyChange((event) => this.onChange(event));
+    this.unsubscribe = this.hooks.observe({ topology: (event) => this.onChange(event) });
   }
 
   close(): void {

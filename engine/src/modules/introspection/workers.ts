@@ -1,13 +1,16 @@
 /**
  * `engine::workers::list`, `engine::workers::info` and `engine::workers::register` (PROTOCOL.md §1.7, §4.1).
  */
-import type { EngineInternals, WorkerView } from '../module.js';
+import type { EngineInternals, PeerWorkerView, WorkerView } from '../module.js';
 import { asArgs, matches, notFound, optString } from './args.js';
 import { functionSummaries } from './triggers.js';
+import { sanitizeMetadata } from './worker-metadata.js';
 
 const LIST = 'engine::workers::list';
 const INFO = 'engine::workers::info';
-const REGISTER = 'engine::workers::register';
+/** Its caller is the worker reporting, so its calls carry `_caller_worker_id` even from engine modules. */
+export const WORKERS_REGISTER_FUNCTION = 'engine::workers::register';
+const REGISTER = WORKERS_REGISTER_FUNCTION;
 
 function status(w: WorkerView): string {
   if (w.kind === 'in-process') return 'available';
@@ -16,7 +19,9 @@ function status(w: WorkerView): string {
 
 function summary(w: WorkerView, engine: EngineInternals): Record<string, unknown> {
   const inProcess = w.kind === 'in-process';
+  const engineId = engine.peerView()?.engineId;
   return {
+    ...(engineId !== undefined ? { engine_id: engineId } : {}),
     name: w.name,
     description: w.description ?? null,
     version: inProcess ? engine.version : (w.version ?? null),
@@ -32,6 +37,25 @@ function summary(w: WorkerView, engine: EngineInternals): Record<string, unknown
   };
 }
 
+/** A worker connected to another engine of the cluster (`engine_id` names that engine). */
+function remoteSummary(w: PeerWorkerView): Record<string, unknown> {
+  return {
+    engine_id: w.engineId,
+    name: w.name,
+    description: w.description ?? null,
+    version: w.version ?? null,
+    id: w.id,
+    runtime: w.runtime ?? null,
+    os: w.os ?? null,
+    status: w.activeInvocations > 0 ? 'busy' : 'connected',
+    function_count: w.functionCount,
+    connected_at_ms: w.connectedAtMs,
+    active_invocations: w.activeInvocations,
+    isolation: w.isolation ?? null,
+    ip_address: w.ipAddress ?? null,
+  };
+}
+
 /** WebSocket workers that never reported a pid are hidden, as PROTOCOL.md §1.7 notes. */
 function visible(w: WorkerView): boolean {
   return w.kind === 'in-process' || w.pid !== undefined;
@@ -42,10 +66,12 @@ export function listWorkers(engine: EngineInternals, payload: unknown): unknown 
   const search = optString(args, 'search', LIST);
   const runtime = optString(args, 'runtime', LIST);
   const wantedStatus = optString(args, 'status', LIST);
+  const remote = (engine.peerView()?.workers() ?? []).map(remoteSummary);
   const workers = engine
     .listWorkers()
     .filter(visible)
     .map((w) => summary(w, engine))
+    .concat(remote)
     .filter((w) => matches(search, w.name as string, w.description as string | undefined, w.id as string))
     .filter((w) => runtime === undefined || w.runtime === runtime)
     .filter((w) => wantedStatus === undefined || w.status === wantedStatus)
@@ -80,7 +106,7 @@ export function workerInfo(engine: EngineInternals, payload: unknown): unknown {
 export function registerWorkerMetadata(engine: EngineInternals, payload: unknown): unknown {
   const args = asArgs(payload, REGISTER);
   const workerId = optString(args, '_caller_worker_id', REGISTER);
-  if (workerId === undefined || !engine.setWorkerMetadata(workerId, args)) {
+  if (workerId === undefined || !engine.setWorkerMetadata(workerId, sanitizeMetadata(args))) {
     throw notFound(REGISTER, 'engine::workers::register must be called by a connected worker');
   }
   return { success: true };

@@ -8,20 +8,23 @@
  */
 import {
   childTraceparent,
+  conditionFunctionId,
   InvocationError,
   TriggerAction,
   type HandlerContext,
   type SvcClient,
   type TriggerBinding,
-} from '@svc/sdk';
+} from '@svc/sdk/core';
+import { shareWhileSending } from '../../transport/shared-payload.js';
 import type { Logger } from 'pino';
 import type { EngineModule, ModuleContext } from '../module.js';
 import type { PubSubAdapter } from './adapters/types.js';
-import { readSubscribeConfig, Subscriptions } from './subscriptions.js';
+import { readSubscribeConfig, Subscriptions, type Delivery } from './subscriptions.js';
+import { ModuleErrorCode } from '../../error-codes.js';
 
 export const PUBLISH_FUNCTION_ID = 'publish';
+const VOID = TriggerAction.Void();
 export const SUBSCRIBE_TRIGGER_TYPE = 'subscribe';
-export const TOPIC_NOT_SET = 'topic_not_set';
 
 export class PubSubModule implements EngineModule {
   readonly name = 'modules::pubsub::PubSubModule';
@@ -76,7 +79,10 @@ export class PubSubModule implements EngineModule {
       data?: unknown;
     };
     if (typeof topic !== 'string' || topic === '') {
-      throw new InvocationError({ code: TOPIC_NOT_SET, message: 'publish needs a topic: { topic: "<name>", data }' });
+      throw new InvocationError({
+        code: ModuleErrorCode.TopicNotSet,
+        message: 'publish needs a topic: { topic: "<name>", data }',
+      });
     }
     await this.adapter.publish(topic, data, context.traceparent);
   }
@@ -84,7 +90,12 @@ export class PubSubModule implements EngineModule {
   private async addBinding(binding: TriggerBinding): Promise<void> {
     const { topic } = readSubscribeConfig(binding.config);
     // No metadata on deliveries (the protocol's pubsub passes none); the condition function still applies.
-    const delivery: TriggerBinding = { id: binding.id, function_id: binding.function_id, config: binding.config };
+    const delivery: Delivery = {
+      id: binding.id,
+      function_id: binding.function_id,
+      config: binding.config,
+      conditionFunctionId: conditionFunctionId(binding.config),
+    };
     if (!this.subscriptions.add(delivery, topic)) return;
     try {
       await this.adapter.subscribe(topic);
@@ -107,12 +118,30 @@ export class PubSubModule implements EngineModule {
   private deliver(topic: string, data: unknown, traceparent: string | undefined): void {
     const client = this.client;
     if (!client || this.closed) return;
+    const bindings = this.subscriptions.bindings(topic);
+    if (bindings.length === 0) return;
     // Every delivery of one message joins the publisher's trace (a new one when the publisher sent none).
     const trace = childTraceparent(traceparent);
-    for (const binding of this.subscriptions.bindings(topic)) {
-      client.fireTrigger(binding, data, { action: TriggerAction.Void(), traceparent: trace }).catch((err: unknown) => {
-        this.logger?.warn({ err, topic, function_id: binding.function_id }, 'pubsub delivery failed');
-      });
-    }
+    // One JSON text of `data` serves every subscriber's frame; nothing here changes `data` during the fan-out.
+    shareWhileSending(data, () => {
+      for (const binding of bindings) {
+        // A binding with a condition goes through fireTrigger (condition first); the others are one void call.
+        const sent =
+          binding.conditionFunctionId === undefined
+            ? client.trigger({
+                function_id: binding.function_id,
+                payload: data,
+                action: VOID,
+                traceparent: trace,
+                firedBy: binding.id,
+              })
+            : client.fireTrigger(binding, data, { action: VOID, traceparent: trace });
+        sent.catch((err: unknown) => this.deliveryFailed(err, topic, binding.function_id));
+      }
+    });
+  }
+
+  private deliveryFailed(err: unknown, topic: string, functionId: string): void {
+    this.logger?.warn({ err, topic, function_id: functionId }, 'pubsub delivery failed');
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The `subscribe` bindings of this engine, by topic. Tells the caller when a topic gains its first binding or loses
- * its last one, so the adapter only listens to topics someone here cares about.
+ * its last one, so the adapter only listens to topics someone here cares about. Each topic's bindings are also kept
+ * as an array, rebuilt when the topic's bindings change, so a publish walks an array and allocates nothing.
  */
 import type { TriggerBinding } from '@svc/sdk';
 
@@ -8,17 +9,30 @@ export interface SubscribeConfig {
   topic: string;
 }
 
+/** A binding as a publish delivers to it: its condition function read once, when it was registered. */
+export interface Delivery extends TriggerBinding {
+  readonly conditionFunctionId: string | undefined;
+}
+
+const NONE: readonly Delivery[] = [];
+
+interface Topic {
+  readonly byId: Map<string, Delivery>;
+  list: readonly Delivery[];
+}
+
 export class Subscriptions {
-  private readonly byTopic = new Map<string, Map<string, TriggerBinding>>();
+  private readonly byTopic = new Map<string, Topic>();
   private readonly topicOf = new Map<string, string>();
 
   /** Adds (or replaces) a binding; returns true when its topic had no binding before. */
-  add(binding: TriggerBinding, topic: string): boolean {
+  add(binding: Delivery, topic: string): boolean {
     this.remove(binding.id);
-    let bindings = this.byTopic.get(topic);
-    const first = bindings === undefined;
-    if (!bindings) this.byTopic.set(topic, (bindings = new Map()));
-    bindings.set(binding.id, binding);
+    let entry = this.byTopic.get(topic);
+    const first = entry === undefined;
+    if (!entry) this.byTopic.set(topic, (entry = { byId: new Map<string, Delivery>(), list: NONE }));
+    entry.byId.set(binding.id, binding);
+    entry.list = [...entry.byId.values()];
     this.topicOf.set(binding.id, topic);
     return first;
   }
@@ -28,15 +42,20 @@ export class Subscriptions {
     const topic = this.topicOf.get(bindingId);
     if (topic === undefined) return undefined;
     this.topicOf.delete(bindingId);
-    const bindings = this.byTopic.get(topic);
-    bindings?.delete(bindingId);
-    if (bindings && bindings.size > 0) return undefined;
+    const entry = this.byTopic.get(topic);
+    if (entry === undefined) return topic;
+    entry.byId.delete(bindingId);
+    if (entry.byId.size > 0) {
+      entry.list = [...entry.byId.values()];
+      return undefined;
+    }
     this.byTopic.delete(topic);
     return topic;
   }
 
-  bindings(topic: string): Iterable<TriggerBinding> {
-    return this.byTopic.get(topic)?.values() ?? [];
+  /** The topic's bindings now (a new array after every change, so a fan-out in progress is not affected). */
+  bindings(topic: string): readonly Delivery[] {
+    return this.byTopic.get(topic)?.list ?? NONE;
   }
 
   topics(): string[] {

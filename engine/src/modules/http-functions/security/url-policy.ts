@@ -4,19 +4,21 @@
  * addresses they resolve to (guarded-connector.ts); this file never resolves anything.
  *
  * Allowlist patterns: `*` allows every URL. Otherwise `[scheme://]host[:port][/path]`, where `*` in the host or
- * the path matches any run of characters. Host and scheme compare case-insensitively; without a port the
- * scheme's default port is required; without a path any path is allowed. A URL must match one pattern.
+ * the path matches any run of characters. Host and scheme compare case-insensitively; an entry without a port
+ * matches any port on that host (an explicit port pins it); without a path any path is allowed. A URL must match
+ * one pattern.
  */
 import { checkIp, isLocalHostname } from './ip-policy.js';
+import { ModuleErrorCode } from '../../../error-codes.js';
 
 export interface SecurityPolicy {
-  url_allowlist: string[];
+  url_allowlist: readonly string[];
   block_private_ips: boolean;
   require_https: boolean;
 }
 
 export class PolicyError extends Error {
-  readonly code = 'url_not_allowed';
+  readonly code = ModuleErrorCode.UrlNotAllowed;
 }
 
 interface Pattern {
@@ -30,7 +32,7 @@ interface Pattern {
 const PATTERN = /^(?:([a-z][a-z0-9+.-]*):\/\/)?(\[[^\]]+\]|[^/:?#[\]]+)(?::(\d+|\*))?(\/[^?#]*)?$/i;
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
-export function compileAllowlist(patterns: string[]): Pattern[] | 'any' {
+export function compileAllowlist(patterns: readonly string[]): Pattern[] | 'any' {
   if (patterns.includes('*')) return 'any';
   return patterns.map((source) => {
     const m = PATTERN.exec(source.trim());
@@ -110,7 +112,7 @@ export class UrlPolicy {
       (p) =>
         (p.scheme === undefined || p.scheme === url.protocol) &&
         p.host.test(host) &&
-        (p.port === '*' || (p.port ?? DEFAULT_PORTS[url.protocol]) === port) &&
+        (p.port === undefined || p.port === '*' || p.port === port) &&
         (p.path === undefined || p.path.test(url.pathname)),
     );
   }

@@ -10,8 +10,9 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { InvocationError } from '@svc/sdk';
-import { PUBLISH_FAILED, type Deliver, type PubSubAdapter } from './types.js';
+import { InvocationError } from '@svc/sdk/core';
+import { type Deliver, type PubSubAdapter } from './types.js';
+import { ModuleErrorCode } from '../../../error-codes.js';
 
 export interface KvserverPubSubOptions {
   kvserver_url: string;
@@ -52,7 +53,10 @@ export class KvserverAdapter implements PubSubAdapter {
       await this.connection(this.pub).publish(this.prefix + topic, body);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      throw new InvocationError({ code: PUBLISH_FAILED, message: `publish to '${topic}' failed: Redis: ${why}` });
+      throw new InvocationError({
+        code: ModuleErrorCode.PublishFailed,
+        message: `publish to '${topic}' failed: Redis: ${why}`,
+      });
     }
   }
 
@@ -67,12 +71,14 @@ export class KvserverAdapter implements PubSubAdapter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.pub, this.sub].map((conn) => conn?.quit().catch(() => conn.disconnect())));
+    await Promise.all(
+      [this.pub, this.sub].map((conn) => conn?.quit().catch(() => conn.disconnect()) ?? Promise.resolve()),
+    );
     this.pub = this.sub = undefined;
   }
 
   private connection(conn: Redis | undefined): Redis {
-    if (!conn) throw new InvocationError({ code: PUBLISH_FAILED, message: 'pubsub adapter is closed' });
+    if (!conn) throw new InvocationError({ code: ModuleErrorCode.PublishFailed, message: 'pubsub adapter is closed' });
     return conn;
   }
 

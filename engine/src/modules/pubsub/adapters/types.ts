@@ -25,5 +25,3 @@ export interface PubSubAdapter {
   unsubscribe(topic: string): Promise<void>;
   close(): Promise<void>;
 }
-
-export const PUBLISH_FAILED = 'publish_failed';

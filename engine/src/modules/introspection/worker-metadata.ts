@@ -2,7 +2,7 @@
  * Validation of what `engine::workers::register` reports (PROTOCOL.md §1.7). Untrusted: every field is checked,
  * names and descriptions are cut to 280 characters with control and bidi characters removed.
  */
-import type { WorkerMetadata } from './worker.js';
+import type { WorkerMetadata } from '../module.js';
 
 const MAX_TEXT = 280;
 // C0/C1 controls and the bidi overrides/isolates (U+202A–U+202E, U+2066–U+2069).

@@ -1,5 +1,6 @@
 /**
- * Forwarding a caller's `invokefunction` without re-encoding it. Re-encoding dominates the engine's cost for
+ * Forwarding a caller's `invokefunction` without re-encoding it (a transport capability: the core only hands
+ * the frame it received back to the executor's connection). Re-encoding dominates the engine's cost for
  * large payloads (JSON.stringify of a 10 KiB string costs more than parsing it), so for the common case (a sync
  * call whose frame JSON.parse has already validated) the engine splices `_caller_worker_id` into the raw text of
  * `data` and forwards the rest as it came. Anything unusual (a duplicated top-level key, an escaped key, `data`
@@ -109,4 +110,53 @@ export function spliceCallerId(text: string, workerId: string): string | undefin
   } catch {
     return undefined;
   }
+}
+
+const TRACEPARENT_KEY = '"traceparent"';
+
+/**
+ * The raw frame with its top-level `traceparent` set to `next` (an observer's span). A W3C traceparent has a
+ * fixed shape, so replacing `"traceparent":"<previous>"` is exact when it occurs once; a frame without one gets
+ * the key in front. Anything unusual (the key more than once, spaces around the colon) returns undefined and the
+ * frame is re-encoded instead.
+ */
+export function spliceTraceparent(raw: string, previous: string | undefined, next: string): string | undefined {
+  if (previous === undefined) {
+    if (raw.charCodeAt(0) !== OPEN_BRACE || raw.includes(TRACEPARENT_KEY)) return undefined;
+    return `{${TRACEPARENT_KEY}:"${next}",${raw.slice(1)}`;
+  }
+  const field = `${TRACEPARENT_KEY}:"${previous}"`;
+  const at = raw.indexOf(field);
+  if (at < 0 || raw.indexOf(TRACEPARENT_KEY, at + 1) >= 0 || raw.lastIndexOf(TRACEPARENT_KEY, at - 1) >= 0) {
+    return undefined;
+  }
+  return `${raw.slice(0, at)}${TRACEPARENT_KEY}:"${next}"${raw.slice(at + field.length)}`;
+}
+
+/** A replacement of the frame's top-level `traceparent` (a lifecycle observer's span, docs/hooks.md). */
+export interface TraceReplacement {
+  readonly previous: string | undefined;
+  readonly next: string;
+}
+
+/**
+ * The text to send an executor for a caller's sync call received as `raw` (with decoded `data`): the text as it
+ * came, or with `_caller_worker_id` spliced into `data` when `callerWorkerId` is given, and its `traceparent`
+ * replaced when `trace` is given. Undefined when it cannot go as text (not a string, `data` not a plain object,
+ * or one already holding `_caller_worker_id`, which the re-encoding path overwrites, or a frame shape the splices
+ * do not handle).
+ */
+export function forwardableText(
+  raw: unknown,
+  data: unknown,
+  callerWorkerId: string | undefined,
+  trace?: TraceReplacement,
+): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  let text: string | undefined = raw;
+  if (trace !== undefined) text = spliceTraceparent(raw, trace.previous, trace.next);
+  // unchanged text: the executor parses exactly what the engine validated (duplicate keys resolve the same way)
+  if (text === undefined || callerWorkerId === undefined) return text;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || '_caller_worker_id' in data) return undefined;
+  return spliceCallerId(text, callerWorkerId);
 }

@@ -1,0 +1,200 @@
+/**
+ * One data channel: a bounded pipe of WebSocket frames from its write end to its read end.
+ *
+ * Each end is taken once. Frames keep their kind (binary or text). At most `bufferSize` frames are held by the
+ * engine at a time (queued, or handed to the reader's socket and not yet written out); at that bound the writer's
+ * socket is paused, so a slow reader slows the writer through TCP backpressure and memory stays bounded.
+ * When the writer closes, the reader receives every frame still held, then a Close (1000 after a normal close,
+ * 1011 `writer_disconnected` after a dropped one). When the reader goes first, the writer is closed with
+ * 1000 `reader_closed` and whatever was held is dropped. The channel is gone once both ends are done.
+ */
+import type { PeerSocket } from '../module.js';
+
+export type ChannelDirection = 'read' | 'write';
+
+/** Close codes the engine sends on channel sockets. */
+export const CLOSE_NORMAL = 1000;
+export const CLOSE_GOING_AWAY = 1001;
+export const CLOSE_POLICY = 1008;
+export const CLOSE_WRITER_LOST = 1011;
+
+interface Frame {
+  data: Buffer;
+  binary: boolean;
+}
+
+export interface ChannelInit {
+  id: string;
+  accessKey: string;
+  bufferSize: number;
+  createdAtMs: number;
+  /** The worker whose disconnect removes the channel; undefined for an ownerless channel. */
+  ownerId: string | undefined;
+  /** Called once when the channel is finished or removed. */
+  onGone: (channel: Channel) => void;
+}
+
+export class Channel {
+  readonly id: string;
+  readonly accessKey: string;
+  readonly bufferSize: number;
+  readonly createdAtMs: number;
+  readonly ownerId: string | undefined;
+  private writer: PeerSocket | undefined;
+  private reader: PeerSocket | undefined;
+  private writerTaken = false;
+  private readerTaken = false;
+  private readonly queue: Frame[] = [];
+  private inflight = 0;
+  private writerPaused = false;
+  /** Set once the writer closed: the Close the reader gets after the last frame. */
+  private ending: { code: number; reason: string } | undefined;
+  private gone = false;
+  private writerWatchers: Array<(taken: boolean) => void> = [];
+  private readonly onGone: (channel: Channel) => void;
+
+  constructor(init: ChannelInit) {
+    this.id = init.id;
+    this.accessKey = init.accessKey;
+    this.bufferSize = init.bufferSize;
+    this.createdAtMs = init.createdAtMs;
+    this.ownerId = init.ownerId;
+    this.onGone = init.onGone;
+  }
+
+  /** True while an end has not been taken yet (such a channel is swept after its idle deadline). */
+  get waitingForAnEnd(): boolean {
+    return !this.writerTaken || !this.readerTaken;
+  }
+
+  /** Resolves true once the write end is taken (at once if it is), false if the channel goes first. */
+  whenWriterTaken(): Promise<boolean> {
+    if (this.writerTaken) return Promise.resolve(true);
+    if (this.gone) return Promise.resolve(false);
+    return new Promise((resolve) => this.writerWatchers.push(resolve));
+  }
+
+  /** Frames the engine holds right now (queued + in flight to the reader). */
+  get heldFrames(): number {
+    return this.queue.length + this.inflight;
+  }
+
+  /** Gives `socket` the `direction` end; false (and the socket closed at once) when that end is taken. */
+  attach(direction: ChannelDirection, socket: PeerSocket): boolean {
+    if (this.gone || (direction === 'write' ? this.writerTaken : this.readerTaken)) {
+      socket.close(CLOSE_POLICY, `channel ${direction} end already taken`);
+      return false;
+    }
+    if (direction === 'write') this.attachWriter(socket);
+    else this.attachReader(socket);
+    return true;
+  }
+
+  /**
+   * Takes the write end for the engine itself: the channel holds `body` (binary frames of at most `frameSize`
+   * bytes, none when it is empty), then ends as if its writer had closed normally.
+   */
+  prefill(body: Buffer, frameSize: number): void {
+    this.writerTaken = true;
+    for (let at = 0; at < body.length; at += frameSize) {
+      this.queue.push({ data: body.subarray(at, at + frameSize), binary: true });
+    }
+    this.ending = { code: CLOSE_NORMAL, reason: 'stream_complete' };
+  }
+
+  /** Ends the channel now: both sockets are closed and held frames dropped. Idempotent. */
+  remove(code = CLOSE_GOING_AWAY, reason = 'channel_removed'): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.queue.length = 0;
+    if (this.writerPaused) this.writer?.resume(); // so its close handshake can be read
+    this.writer?.close(code, reason);
+    this.reader?.close(code, reason);
+    this.writer = undefined;
+    this.reader = undefined;
+    this.notifyWatchers(false);
+    this.onGone(this);
+  }
+
+  private notifyWatchers(taken: boolean): void {
+    const watchers = this.writerWatchers;
+    this.writerWatchers = [];
+    for (const resolve of watchers) resolve(taken);
+  }
+
+  private attachWriter(socket: PeerSocket): void {
+    this.writerTaken = true;
+    this.writer = socket;
+    this.notifyWatchers(true);
+    socket.onMessage((data, binary) => this.push({ data, binary }));
+    socket.onClose((code, reason) => this.writerClosed(code, reason));
+  }
+
+  private attachReader(socket: PeerSocket): void {
+    this.readerTaken = true;
+    this.reader = socket;
+    // A reader has nothing to say on a channel; what it sends is dropped.
+    socket.onClose(() => this.readerClosed(socket));
+    this.pump();
+  }
+
+  private push(frame: Frame): void {
+    if (this.gone) return;
+    this.queue.push(frame);
+    if (this.heldFrames >= this.bufferSize && !this.writerPaused && this.writer) {
+      this.writerPaused = true;
+      this.writer.pause();
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    const reader = this.reader;
+    while (reader && !this.gone && this.queue.length > 0 && this.inflight < this.bufferSize) {
+      const frame = this.queue.shift() as Frame;
+      this.inflight++;
+      reader.send(frame.data, frame.binary, (err) => this.sent(err));
+    }
+    this.finishIfDrained();
+  }
+
+  private sent(err: Error | undefined): void {
+    this.inflight--;
+    if (this.gone) return;
+    if (err) {
+      this.readerClosed(this.reader);
+      return;
+    }
+    if (this.writerPaused && this.heldFrames < this.bufferSize && this.writer) {
+      this.writerPaused = false;
+      this.writer.resume();
+    }
+    this.pump();
+  }
+
+  private writerClosed(code: number, reason: string): void {
+    this.writer = undefined;
+    if (this.gone) return;
+    const normal = code === CLOSE_NORMAL || code === CLOSE_GOING_AWAY || code === 1005;
+    this.ending = normal
+      ? { code: CLOSE_NORMAL, reason: reason || 'writer_closed' }
+      : { code: CLOSE_WRITER_LOST, reason: 'writer_disconnected' };
+    this.finishIfDrained();
+  }
+
+  private finishIfDrained(): void {
+    if (!this.ending || this.gone || !this.reader || this.heldFrames > 0) return;
+    const { code, reason } = this.ending;
+    this.reader.close(code, reason);
+    this.reader = undefined;
+    this.gone = true;
+    this.notifyWatchers(false);
+    this.onGone(this);
+  }
+
+  private readerClosed(socket: PeerSocket | undefined): void {
+    if (this.gone || socket !== this.reader) return;
+    this.reader = undefined;
+    this.remove(CLOSE_NORMAL, 'reader_closed');
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Calls this engine sends to another engine of the cluster: NATS request/reply on the executing engine's call
+ * subject. Each call in flight is indexed by engine, so an engine that leaves fails its calls at once with
+ * `cluster_engine_lost` (never a hang), and by caller, so a caller that disconnects cancels its remote calls.
+ * A request nobody listens to (the engine died, not yet detected) was never delivered: it is retried elsewhere.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import type { Logger } from 'pino';
+import type { CallRequest, DispatchVerdict } from '../module.js';
+import { engineLost, unavailable } from './errors.js';
+import { encode, parseReply, type CallMessage, type Subjects } from './wire.js';
+
+/** Slack over the call's own deadline before the NATS request gives up (the executor answers timeouts itself). */
+const REQUEST_SLACK_MS = 2000;
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface Pending {
+  readonly id: string;
+  readonly engineId: string;
+  readonly functionId: string;
+  readonly callerId: string | undefined;
+  readonly callerInvocationId: string | undefined;
+  resolve(verdict: DispatchVerdict): void;
+}
+
+/** What to do when the chosen engine turned out not to be listening: try another, or answer. */
+export type Reroute = (call: CallRequest, excluded: Set<string>) => DispatchVerdict | Promise<DispatchVerdict>;
+
+export class RemoteCalls {
+  private readonly byEngine = new Map<string, Map<string, Pending>>();
+  private readonly byCaller = new Map<string, Set<Pending>>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subjects: Subjects,
+    private readonly engineId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get inFlight(): number {
+    let n = 0;
+    for (const calls of this.byEngine.values()) n += calls.size;
+    return n;
+  }
+
+  /** Sends `call` to `engineId`; resolves with its outcome. */
+  invoke(call: CallRequest, engineId: string, reroute: Reroute, excluded: Set<string>): Promise<DispatchVerdict> {
+    const message = this.message(call);
+    if (message.void === true) {
+      this.nc.publish(this.subjects.call(engineId), encode(message));
+      return Promise.resolve({ result: null });
+    }
+    return new Promise<DispatchVerdict>((resolve) => {
+      const pending: Pending = {
+        id: message.id,
+        engineId,
+        functionId: call.functionId,
+        callerId: call.caller?.id,
+        callerInvocationId: call.callerInvocationId,
+        resolve: (verdict) => {
+          if (!this.forget(pending)) return; // already answered (engine lost, then a late reply)
+          resolve(verdict);
+        },
+      };
+      this.track(pending);
+      const timeout = call.timeoutMs > 0 ? Math.min(call.timeoutMs + REQUEST_SLACK_MS, MAX_TIMER_MS) : MAX_TIMER_MS;
+      this.nc.request(this.subjects.call(engineId), encode(message), { timeout }).then(
+        (reply) => {
+          const parsed = parseReply(reply.data);
+          if (parsed.ok) pending.resolve(parsed.value);
+          else pending.resolve({ error: unavailable(call.functionId, `malformed reply: ${parsed.reason}`) });
+        },
+        (err: NatsError) => {
+          if (err.code === (ErrorCode.NoResponders as string)) {
+            if (!this.forget(pending)) return;
+            excluded.add(engineId);
+            resolve(reroute(call, excluded));
+          } else if (err.code === (ErrorCode.Timeout as string)) {
+            const message = `no answer from engine ${engineId} within ${call.timeoutMs} ms`;
+            pending.resolve({ error: { code: 'invocation_timeout', message } });
+          } else {
+            pending.resolve({ error: unavailable(call.functionId, err.message) });
+          }
+        },
+      );
+    });
+  }
+
+  /** Fails every call in flight on `engineId` (it left the cluster). */
+  engineGone(engineId: string, why: string): void {
+    const calls = this.byEngine.get(engineId);
+    if (calls === undefined) return;
+    for (const p of [...calls.values()]) p.resolve({ error: engineLost(p.functionId, engineId, why) });
+  }
+
+  /** Fails every call in flight (this engine lost NATS). */
+  failAll(why: string): void {
+    for (const calls of [...this.byEngine.values()]) {
+      for (const p of [...calls.values()]) p.resolve({ error: unavailable(p.functionId, why) });
+    }
+  }
+
+  /** The caller disconnected: its remote calls are cancelled on their engines. */
+  callerGone(callerId: string): void {
+    const calls = this.byCaller.get(callerId);
+    if (calls === undefined) return;
+    for (const p of [...calls]) this.cancel(p);
+  }
+
+  /** The caller cancelled one call (`cancelinvocation`): it is cancelled on its engine. */
+  cancelledByCaller(callerId: string, callerInvocationId: string): void {
+    const calls = this.byCaller.get(callerId);
+    if (calls === undefined) return;
+    for (const p of [...calls]) if (p.callerInvocationId === callerInvocationId) this.cancel(p);
+  }
+
+  private cancel(p: Pending): void {
+    this.nc.publish(this.subjects.cancel(p.engineId), encode({ id: p.id, from: this.engineId }));
+    // an outcome, never `undefined` (that would route the call again); the caller already gave up on it
+    p.resolve({ error: { code: 'cancelled', message: `${p.functionId} was cancelled by its caller` } });
+  }
+
+  private message(call: CallRequest): CallMessage {
+    const message: CallMessage = {
+      id: randomUUID(),
+      from: this.engineId,
+      function_id: call.functionId,
+      data: call.data,
+      timeout_ms: call.timeoutMs,
+    };
+    if (call.caller !== undefined && call.injectCallerId) message.caller = call.caller.id;
+    if (call.callerInvocationId !== undefined) message.invocation_id = call.callerInvocationId;
+    if (call.metadata !== undefined) message.metadata = call.metadata;
+    if (call.traceparent !== undefined) message.traceparent = call.traceparent;
+    if (call.baggage !== undefined) message.baggage = call.baggage;
+    if (call.callerInvocationId === undefined && call.onDone === undefined) message.void = true;
+    return message;
+  }
+
+  private track(p: Pending): void {
+    let calls = this.byEngine.get(p.engineId);
+    if (calls === undefined) this.byEngine.set(p.engineId, (calls = new Map<string, Pending>()));
+    calls.set(p.id, p);
+    if (p.callerId === undefined) return;
+    let mine = this.byCaller.get(p.callerId);
+    if (mine === undefined) this.byCaller.set(p.callerId, (mine = new Set()));
+    mine.add(p);
+  }
+
+  /** Removes `p` from the indexes; false when it was already gone. */
+  private forget(p: Pending): boolean {
+    const calls = this.byEngine.get(p.engineId);
+    if (calls === undefined || !calls.delete(p.id)) return false;
+    if (calls.size === 0) this.byEngine.delete(p.engineId);
+    if (p.callerId !== undefined) {
+      const mine = this.byCaller.get(p.callerId);
+      mine?.delete(p);
+      if (mine?.size === 0) this.byCaller.delete(p.callerId);
+    }
+    this.logger.trace({ id: p.id }, 'remote call settled');
+    return true;
+  }
+}

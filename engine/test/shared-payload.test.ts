@@ -1,0 +1,70 @@
+/**
+ * A fan-out's shared payload: frames written with its one JSON text parse to exactly what JSON.stringify of the
+ * whole message gives, and an object is only treated as shared while the fan-out runs.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeWithShared, release, share, sharedText, shareWhileSending } from '../src/transport/shared-payload.js';
+
+const frame = (data: unknown) => ({
+  type: 'invokefunction' as const,
+  invocation_id: '22222222-2222-4222-8222-222222222222',
+  function_id: 'sub::on',
+  data,
+  metadata: undefined,
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  baggage: undefined,
+});
+
+describe('shared payload', () => {
+  it('encodes a frame carrying a shared payload exactly as JSON.stringify does', () => {
+    for (const data of [{ a: 1, s: 'x"y\\u2028', nested: [1, { b: null }] }, [1, 'two'], {}]) {
+      share(data);
+      try {
+        expect(encodeWithShared(frame(data))).toBe(JSON.stringify(frame(data)));
+      } finally {
+        release(data);
+      }
+    }
+  });
+
+  it('gives the same text as JSON.stringify for any JSON payload, ids and trace context', () => {
+    const payload = fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()));
+    const text = fc.option(fc.string(), { nil: undefined });
+    fc.assert(
+      fc.property(payload, fc.string(), text, text, (data, functionId, traceparent, baggage) => {
+        const message = { ...frame(data), function_id: functionId, traceparent, baggage };
+        share(data);
+        try {
+          return encodeWithShared(message) === JSON.stringify(message);
+        } finally {
+          release(data);
+        }
+      }),
+    );
+  });
+
+  it('serialises a shared payload once, and an unshared one as usual', () => {
+    const data = { n: 1 };
+    expect(sharedText(data)).toBeUndefined();
+    share(data);
+    expect(sharedText(data)).toBe('{"n":1}');
+    expect(sharedText(data)).toBe(sharedText(data));
+    release(data);
+    data.n = 2;
+    expect(encodeWithShared(frame(data))).toBe(JSON.stringify(frame(data)));
+  });
+
+  it('shares the payload only until the microtasks its sends queued have run', async () => {
+    const data = { n: 1 };
+    const seen: Array<string | undefined> = [];
+    shareWhileSending(data, () => {
+      queueMicrotask(() => seen.push(sharedText(data)));
+      queueMicrotask(() => seen.push(sharedText(data)));
+    });
+    await Promise.resolve();
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['{"n":1}', '{"n":1}']);
+    expect(sharedText(data)).toBeUndefined();
+  });
+});
