@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+/**
+ * The svc-otel executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
+ * and it is current (`@svc/config-kit/bundle`).
+ */
+import { workerProgram } from '@svc/config-kit/bundle';
+
+await import(workerProgram(import.meta.url));
