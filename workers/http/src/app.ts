@@ -3,11 +3,13 @@
  * functions through the engine. Every replica gets every binding from the engine and serves every route.
  */
 import type { Logger } from './logger.js';
-import type { SvcClient } from '@svc/sdk';
+import { DEFAULT_ENGINE_URL, type SvcClient } from '@svc/sdk';
 import type { HttpConfig } from './config.js';
 import type { Invoker } from './server/dispatch.js';
 import { HttpServer } from './server/http-server.js';
+import { requestTracer } from './server/request-span.js';
 import { RouteTable } from './server/route-table.js';
+import { sdkChannelPort } from './server/sdk-channels.js';
 import { HTTP_TRIGGER_DESCRIPTION, HTTP_TRIGGER_TYPE, httpTriggerHandler } from './triggers.js';
 
 export interface HttpApp {
@@ -17,20 +19,22 @@ export interface HttpApp {
 
 export function sdkInvoker(client: SvcClient): Invoker {
   return {
-    invoke: (functionId, payload, options) => {
-      // `signal` is for an SDK that lets a caller cancel one invocation (the client went away); an SDK without
-      // that ignores the key, and the invocation then ends at its deadline. A getter, so it costs nothing unread.
-      const request = {
+    // A call no longer wanted (the client went away, the deadline passed) is cancelled by its invocation id:
+    // no AbortSignal per request.
+    invoke: (functionId, payload, options) =>
+      client.trigger({
         function_id: functionId,
         payload,
         timeoutMs: options.timeoutMs,
         metadata: options.metadata,
-        get signal() {
-          return options.signal;
-        },
-      };
-      return client.trigger(request);
+        traceparent: options.traceparent,
+        baggage: options.baggage,
+        invocationId: options.invocationId,
+      }),
+    cancel: (invocationId) => {
+      client.cancel(invocationId);
     },
+    ...(client.telemetry !== undefined ? { requestSpan: requestTracer(client.telemetry) } : {}),
   };
 }
 
@@ -45,6 +49,7 @@ export async function startHttpApp(client: SvcClient, config: HttpConfig, logger
     cors: config.cors,
     routes,
     invoker: sdkInvoker(client),
+    channels: sdkChannelPort(client, client.engineUrl ?? DEFAULT_ENGINE_URL),
     logger,
   });
   const address = await server.start();

@@ -1,17 +1,8 @@
 #!/usr/bin/env node
 /**
- * svc-http: the worker process that serves HTTP triggers. Spawned by the engine (SVC_URL, SVC_MODULE_CONFIG,
- * SVC_SUPERVISED=1) or started by hand with SVC_URL; the same code either way.
+ * The svc-http executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
+ * and it is current (`@svc/config-kit/bundle`).
  */
-import { runCapabilityWorker } from '@svc/sdk';
-import { startHttpApp } from './app.js';
-import { readHttpConfig } from './config.js';
+import { workerProgram } from '@svc/config-kit/bundle';
 
-const config = readHttpConfig();
-
-void runCapabilityWorker({
-  name: 'svc-http',
-  start: (client, logger) => startHttpApp(client, config, logger),
-  // Shutdown drains in-flight requests, which may take up to default_timeout.
-  closeTimeoutMs: config.default_timeout + 1000,
-});
+await import(workerProgram(import.meta.url));

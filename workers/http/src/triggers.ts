@@ -3,7 +3,7 @@
  * throwing (the SDK sends that message back as a `trigger_registration_failed` result, which the engine forwards
  * to the worker that registered the trigger).
  *
- * Binding config (PROTOCOL.md §4.2): `api_path` (required; leading `/` optional; `:param` segments),
+ * Binding config (docs/protocol.md §4): `api_path` (required; leading `/` optional; `:param` segments),
  * `http_method` (default GET; GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS; any case), `condition_function_id?`,
  * `middleware_function_ids?` (function ids run in order before the condition and the function).
  */

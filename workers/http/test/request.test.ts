@@ -6,7 +6,7 @@ import { ConcurrencyLimiter } from '../src/server/concurrency-limiter.js';
 import { CorsPolicy } from '../src/server/cors.js';
 
 describe('request → payload', () => {
-  it('builds the payload of PROTOCOL.md §6', () => {
+  it('builds the payload of docs/protocol.md §5', () => {
     const { pathname, search } = splitUrl('/users/42?q=x&q=y&n=1#frag');
     expect(pathname).toBe('/users/42');
     const p = buildPayload({

@@ -3,7 +3,7 @@ import { serializeResult } from '../src/server/response.js';
 
 const text = (r: { body: Buffer }) => r.body.toString('utf8');
 
-describe('serializeResult (PROTOCOL.md §6)', () => {
+describe('serializeResult (docs/protocol.md §5)', () => {
   it('a non-object result is 200 with {}', () => {
     for (const value of [undefined, null, 'hi', 42, [1, 2]]) {
       const r = serializeResult(value);

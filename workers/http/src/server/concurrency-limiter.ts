@@ -5,7 +5,7 @@
  * and the slot still comes back exactly once.
  */
 export interface Slot {
-  release(): void;
+  readonly release: () => void;
 }
 
 export class ConcurrencyLimiter {

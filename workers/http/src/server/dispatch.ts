@@ -8,19 +8,38 @@
  * 3. the bound function.
  * Errors keep the code and message the executor sent; the stack stays in `stack` for the log.
  */
+import { randomUUID } from 'node:crypto';
 import type { LazyAbort } from './lazy-abort.js';
+import type { RequestTracer } from './request-span.js';
 import type { RouteTarget } from './route-table.js';
+import { HttpErrorCode } from '../error-codes.js';
+import { ClientErrorCode, ErrorCode } from '@svc/sdk';
 
 export interface InvokeOptions {
   timeoutMs: number;
   metadata: unknown;
-  /** Fires when the client went away or the deadline passed: the invocation is no longer wanted. */
+  /**
+   * Fires when the client went away or the deadline passed: the invocation is no longer wanted. Not read when
+   * the invoker has `cancel` (the call is then cancelled by its `invocationId`).
+   */
   signal: AbortSignal;
+  /** The id to give the call, when the invoker cancels by id (`cancel`). */
+  invocationId?: string;
+  /** The request's span (W3C), parent of the call. */
+  traceparent?: string;
+  baggage?: string;
 }
 
 /** How svc-http calls a function (the SDK client in production). Rejections carry `code` when they have one. */
 export interface Invoker {
   invoke(functionId: string, payload: unknown, options: InvokeOptions): Promise<unknown>;
+  /**
+   * Cancels a call made with `options.invocationId`. An invoker that has it is given an id per call instead of
+   * being expected to watch `signal` (an AbortController and its listener per request cost more than a UUID).
+   */
+  cancel?(invocationId: string): void;
+  /** Starts the span of a request, when the worker records telemetry. */
+  requestSpan?: RequestTracer;
 }
 
 export type Stage = 'middleware' | 'condition' | 'handler';
@@ -31,7 +50,7 @@ export type DispatchOutcome =
   | { kind: 'timeout'; during: Stage }
   | { kind: 'error'; code: string; message: string; stack: string | undefined; during: Stage; functionId: string };
 
-const TIMEOUT_CODES = new Set(['TIMEOUT', 'invocation_timeout']);
+const TIMEOUT_CODES = new Set<string>([ClientErrorCode.Timeout, ErrorCode.InvocationTimeout]);
 
 export async function dispatch(
   invoker: Invoker,
@@ -39,8 +58,9 @@ export async function dispatch(
   payload: HttpPayloadLike,
   deadline: number,
   unwanted: LazyAbort,
+  trace?: { traceparent: string; baggage: string | undefined },
 ): Promise<DispatchOutcome> {
-  const ctx: CallContext = { invoker, metadata: target.metadata, deadline, unwanted };
+  const ctx: CallContext = { invoker, metadata: target.metadata, deadline, unwanted, trace };
   for (const id of target.middlewareFunctionIds) {
     const outcome = await runMiddleware(ctx, id, payload);
     if (outcome) return outcome;
@@ -58,6 +78,7 @@ interface CallContext {
   metadata: unknown;
   deadline: number;
   unwanted: LazyAbort;
+  trace: { traceparent: string; baggage: string | undefined } | undefined;
 }
 
 async function call(ctx: CallContext, functionId: string, payload: unknown, during: Stage): Promise<DispatchOutcome> {
@@ -73,7 +94,18 @@ async function call(ctx: CallContext, functionId: string, payload: unknown, duri
         return unwanted.signal;
       },
     };
-    return { kind: 'result', value: await ctx.invoker.invoke(functionId, payload, options) };
+    if (ctx.trace !== undefined) {
+      options.traceparent = ctx.trace.traceparent;
+      if (ctx.trace.baggage !== undefined) options.baggage = ctx.trace.baggage;
+    }
+    const { invoker } = ctx;
+    if (invoker.cancel === undefined)
+      return { kind: 'result', value: await invoker.invoke(functionId, payload, options) };
+    const invocationId = randomUUID();
+    options.invocationId = invocationId;
+    const answer = invoker.invoke(functionId, payload, options);
+    unwanted.onAbort(() => invoker.cancel?.(invocationId));
+    return { kind: 'result', value: await answer };
   } catch (err) {
     const { code, message, stack } = describeError(err);
     if (TIMEOUT_CODES.has(code)) return { kind: 'timeout', during };
@@ -106,7 +138,7 @@ async function runMiddleware(
   }
   return {
     kind: 'error',
-    code: 'invalid_response',
+    code: HttpErrorCode.InvalidResponse,
     message: `middleware '${functionId}' must return {action:'continue'} or {action:'respond', response}`,
     stack: undefined,
     during: 'middleware',
@@ -123,9 +155,10 @@ interface HttpPayloadLike {
 
 /** An invocation error's code, its message without the "<code>: " prefix the SDK adds, and the remote stack. */
 export function describeError(err: unknown): { code: string; message: string; stack: string | undefined } {
-  if (typeof err !== 'object' || err === null) return { code: 'UNKNOWN', message: String(err), stack: undefined };
+  if (typeof err !== 'object' || err === null)
+    return { code: HttpErrorCode.Unknown, message: String(err), stack: undefined };
   const e = err as { code?: unknown; message?: unknown; stacktrace?: unknown; stack?: unknown };
-  const code = typeof e.code === 'string' && e.code.length > 0 ? e.code : 'INTERNAL_ERROR';
+  const code = typeof e.code === 'string' && e.code.length > 0 ? e.code : HttpErrorCode.InternalError;
   let message = typeof e.message === 'string' ? e.message : 'invocation failed';
   if (message.startsWith(`${code}: `)) message = message.slice(code.length + 2);
   const stack = typeof e.stacktrace === 'string' ? e.stacktrace : typeof e.stack === 'string' ? e.stack : undefined;

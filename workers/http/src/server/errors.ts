@@ -1,23 +1,8 @@
 /**
- * The error envelope of every response svc-http itself produces (PROTOCOL.md §6):
+ * The error envelope of every response svc-http itself produces (docs/protocol.md §5):
  * `{"error":{"code","message","error_id"?}}`. `error_id` is set on 5xx only; the same id is written to the log
  * beside the details (a handler's stack), so an operator can find them while the client never sees a stack.
  */
-
-export const HttpErrorCode = {
-  NotFound: 'NOT_FOUND',
-  MethodNotAllowed: 'METHOD_NOT_ALLOWED',
-  InvalidJson: 'INVALID_JSON',
-  PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
-  RequestTimeout: 'REQUEST_TIMEOUT',
-  ConditionNotMet: 'CONDITION_NOT_MET',
-  Overloaded: 'SERVICE_UNAVAILABLE',
-  ShuttingDown: 'SHUTTING_DOWN',
-  GatewayTimeout: 'GATEWAY_TIMEOUT',
-  MiddlewareTimeout: 'MIDDLEWARE_TIMEOUT',
-  InternalError: 'INTERNAL_ERROR',
-  InvalidResponse: 'invalid_response',
-} as const;
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; error_id?: string };

@@ -8,9 +8,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
+import { answerClientError } from './client-error.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { CorsPolicy, type CorsConfig } from './cors.js';
 import type { Invoker } from './dispatch.js';
+import type { ChannelPort } from './request-channels.js';
 import { createRequestHandler } from './request-handler.js';
 import type { RouteTable } from './route-table.js';
 
@@ -23,6 +25,8 @@ export interface HttpServerOptions {
   cors: CorsConfig | undefined;
   routes: RouteTable;
   invoker: Invoker;
+  /** The request/response data channels; without it payloads carry no channel refs (see request-handler). */
+  channels?: ChannelPort;
   logger: Logger;
 }
 
@@ -35,6 +39,8 @@ export class HttpServer {
   constructor(private readonly opts: HttpServerOptions) {
     this.limiter = new ConcurrencyLimiter(opts.concurrencyLimit);
     this.server = createServer(
+      // Expired header/request deadlines are found by a periodic sweep; the default (30 s) answers far too late.
+      { connectionsCheckingInterval: 1000 },
       createRequestHandler({
         routes: opts.routes,
         limiter: this.limiter,
@@ -43,16 +49,14 @@ export class HttpServer {
         logger: opts.logger,
         defaultTimeoutMs: opts.defaultTimeoutMs,
         maxBodyBytes: opts.maxBodyBytes,
+        ...(opts.channels ? { channels: opts.channels } : {}),
         isDraining: () => this.draining,
       }),
     );
     // Our own deadline answers first (408/504); these are backstops against sockets that never finish a request.
     this.server.requestTimeout = opts.defaultTimeoutMs + 5_000;
     this.server.headersTimeout = Math.min(60_000, opts.defaultTimeoutMs + 5_000);
-    this.server.on('clientError', (err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy(err);
-    });
+    this.server.on('clientError', (err, socket) => answerClientError(err, socket, this.server.headersTimeout));
   }
 
   get inFlight(): number {

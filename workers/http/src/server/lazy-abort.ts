@@ -7,6 +7,16 @@
 export class LazyAbort {
   private controller: AbortController | undefined;
   private aborted = false;
+  private hook: (() => void) | undefined;
+
+  /**
+   * Runs `fn` on abort instead of needing the signal (at once when already aborted); a later call replaces it.
+   * Cheaper than a signal listener for a caller that cancels by id.
+   */
+  onAbort(fn: () => void): void {
+    if (this.aborted) fn();
+    else this.hook = fn;
+  }
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -20,5 +30,6 @@ export class LazyAbort {
     if (this.aborted) return;
     this.aborted = true;
     this.controller?.abort();
+    this.hook?.();
   }
 }

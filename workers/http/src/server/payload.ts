@@ -1,5 +1,5 @@
 /**
- * The request → the function payload (PROTOCOL.md §6): lower-case headers with string values, `query_params`
+ * The request → the function payload (docs/protocol.md §5): lower-case headers with string values, `query_params`
  * (last value of a repeated key wins), `path_params`, `path` = the api_path as registered (not the concrete URL),
  * `method`, `body` and `trigger: {type, path, method}`.
  */
@@ -26,7 +26,7 @@ export interface PayloadInput {
 
 export function buildPayload(input: PayloadInput): HttpPayload {
   return {
-    query_params: Object.fromEntries(new URLSearchParams(input.search)),
+    query_params: input.search === '' ? {} : Object.fromEntries(new URLSearchParams(input.search)),
     path_params: input.params,
     headers: flattenHeaders(input.headers),
     path: input.apiPath,
@@ -39,9 +39,10 @@ export function buildPayload(input: PayloadInput): HttpPayload {
 /** Node already lower-cases names; repeated headers (arrays) are joined with ", ". */
 export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+    out[name] = typeof value === 'string' ? value : value.join(', ');
   }
   return out;
 }

@@ -5,16 +5,17 @@
  * chunked body is abandoned at the first chunk that crosses it, so an oversized upload is never held in memory.
  */
 import type { IncomingMessage } from 'node:http';
+import { HttpErrorCode } from '../error-codes.js';
 
 export class BodyTooLargeError extends Error {
-  readonly code = 'body_too_large';
+  readonly code = HttpErrorCode.BodyTooLarge;
   constructor(readonly limit: number) {
     super(`request body is larger than the limit of ${limit} bytes (max_body_bytes)`);
   }
 }
 
 export class InvalidJsonError extends Error {
-  readonly code = 'invalid_json';
+  readonly code = HttpErrorCode.InvalidJsonBody;
 }
 
 /** Refuses a declared content-length above the limit without reading; returns false when the body must be read. */
@@ -75,6 +76,26 @@ export function mediaType(contentType: string | undefined): string {
 
 export function isJsonType(type: string): boolean {
   return type === 'application/json' || type.endsWith('+json');
+}
+
+/**
+ * Bodies svc-http reads whole (under the size limit) and parses into `body`: JSON, text and form-urlencoded.
+ * Any other body (octet-stream, multipart/form-data, a PDF, no content type) is streamed to the handler through
+ * its `request_body` channel instead, bounded by backpressure rather than by the limit.
+ */
+export function isBufferedType(type: string): boolean {
+  return isJsonType(type) || type.startsWith('text/') || type === 'application/x-www-form-urlencoded';
+}
+
+/** True when the request carries a body: chunked, or a content-length above 0 (RFC 9112 §6.3). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
+/** True when the request has a body that should be streamed rather than read first. */
+export function isStreamedBody(req: IncomingMessage): boolean {
+  return hasBody(req) && !isBufferedType(mediaType(req.headers['content-type']));
 }
 
 /**

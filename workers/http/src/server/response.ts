@@ -1,5 +1,5 @@
 /**
- * A handler's result → the HTTP response, exactly as PROTOCOL.md §6 says:
+ * A handler's result → the HTTP response, exactly as docs/protocol.md §5 says:
  * - a non-object result (undefined, a string, an array, …) is 200 with `{}`;
  * - `status_code` defaults to 200; `headers` is an object of values or an array of `"Name: value"` strings;
  * - `body` defaults to `{}` when the key is missing, and is serialised as:
@@ -8,7 +8,8 @@
  *   `content-type: application/json` added when the user set none.
  * A result that cannot be sent (bad status, bad header) is a 500 `invalid_response` naming the problem.
  */
-import { HttpErrorCode, type PlainResponse } from './errors.js';
+import { HttpErrorCode } from '../error-codes.js';
+import type { PlainResponse } from './errors.js';
 
 export class InvalidResponseError extends Error {
   readonly code = HttpErrorCode.InvalidResponse;

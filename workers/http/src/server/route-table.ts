@@ -10,6 +10,7 @@
  * ambiguous). The same method and path bound to the same function by several triggers (replicas of a worker) is
  * accepted: the route stays served while any of those triggers remains.
  */
+import { HttpErrorCode } from '../error-codes.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -35,7 +36,7 @@ export type LookupResult =
   { kind: 'found'; match: RouteMatch } | { kind: 'method_not_allowed'; allow: HttpMethod[] } | { kind: 'not_found' };
 
 export class RouteConflictError extends Error {
-  readonly code = 'route_conflict';
+  readonly code = HttpErrorCode.RouteConflict;
 }
 
 interface Route {
