@@ -23,6 +23,11 @@ export class Consumers {
     this.timer.unref();
   }
 
+  /** Whether `queue` is consumed already (the enqueue path skips `ensure` then: no promise per job). */
+  has(queue: string): boolean {
+    return this.started.has(queue);
+  }
+
   async ensure(queue: string): Promise<void> {
     if (this.started.has(queue)) return;
     this.started.add(queue);

@@ -2,11 +2,20 @@
  * The functions svc-queue provides (listed in README.md): the enqueue hook behind `TriggerAction.Enqueue`, publish
  * to a topic, direct enqueue, and the admin functions the console's Queues page uses.
  */
-import type { SvcClient } from '@svc/sdk';
-import type { QueueBackend } from './adapters/types.js';
+import type { HandlerContext, SvcClient } from '@svc/sdk';
+import type { JobInput, QueueBackend } from './adapters/types.js';
 import type { Consumers } from './consumers.js';
 import { asObject, badInput, int, optStr, queueName, str } from './input.js';
 import type { Subscriptions } from './triggers.js';
+import { QueueErrorCode } from './error-codes.js';
+
+/** The names the original engine's built-in queue gives the same functions (PROTOCOL.md §4.1 "Queue"). */
+const III_NAMES: Record<string, string[]> = {
+  'queue::publish': ['iii::durable::publish'],
+  'queue::redrive': ['iii::queue::redrive'],
+  'queue::redrive_message': ['iii::queue::redrive_message'],
+  'queue::discard_message': ['iii::queue::discard_message'],
+};
 
 export function registerQueueFunctions(
   client: SvcClient,
@@ -17,28 +26,36 @@ export function registerQueueFunctions(
   const fn = (
     id: string,
     description: string,
-    handler: (input: unknown) => Promise<unknown>,
+    handler: (input: unknown, ctx: HandlerContext) => Promise<unknown>,
     aliases: string[] = [],
   ) => {
-    for (const name of [id, ...aliases]) client.registerFunction(name, handler, { description });
+    for (const name of [id, ...aliases, ...(III_NAMES[id] ?? [])]) {
+      client.registerFunction(name, handler, { description });
+    }
   };
 
   fn(
     'engine::queue::enqueue',
     'Enqueues a function call (TriggerAction.Enqueue); resolves once durable',
-    async (input) => {
+    async (input, ctx) => {
       const f = 'engine::queue::enqueue';
       const o = asObject(input, f);
       const queue = str(o, 'queue', f);
       const id = optStr(o, 'messageReceiptId', f);
-      await consumers.ensure(queue);
-      const messageReceiptId = await backend.enqueue(queue, {
-        ...(id ? { id, dedupe: false } : {}), // the engine makes a fresh receipt id per call
+      if (!consumers.has(queue)) await consumers.ensure(queue);
+      const job: JobInput = {
         function_id: str(o, 'function_id', f),
         data: o.data ?? null,
-        traceparent: optStr(o, 'traceparent', f) ?? null,
+        // the job runs under this call's span (the engine's span of the enqueue), else the caller's trace
+        traceparent:
+          (client.telemetry !== undefined ? ctx.traceparent : undefined) ?? optStr(o, 'traceparent', f) ?? null,
         baggage: optStr(o, 'baggage', f) ?? null,
-      });
+      };
+      if (id) {
+        job.id = id;
+        job.dedupe = false; // the engine makes a fresh receipt id per call
+      }
+      const messageReceiptId = await backend.enqueue(queue, job);
       return { messageReceiptId };
     },
   );
@@ -55,7 +72,7 @@ export function registerQueueFunctions(
 
   fn('queue::publish', 'Publishes {topic, data, id?}: one durable job per subscriber of the topic', async (input) => {
     const o = asObject(input, 'queue::publish');
-    const topic = queueName(o, 'queue::publish', 'topic_not_set');
+    const topic = queueName(o, 'queue::publish', QueueErrorCode.TopicNotSet);
     // With an `id`, each subscriber's job id is derived from it, so a retried publish enqueues nothing twice.
     const id = optStr(o, 'id', 'queue::publish');
     await consumers.ensure(topic);
@@ -86,14 +103,14 @@ type Register = (id: string, d: string, h: (input: unknown) => Promise<unknown>,
 function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
   fn(
     'queue::list_topics',
-    'Every queue with its counts: {topics: [{queue, topic, waiting, active, delayed, dead}]}',
+    'Every queue with its counts: {topics: [{queue, topic, waiting, active, delayed, dead, completed, failed}]}',
     async () => ({ topics: (await backend.listTopics()).map((t) => ({ topic: t.queue, ...t })) }),
     ['engine::queue::list_topics'],
   );
 
   fn(
     'queue::topic_stats',
-    'Counts of one queue: {topic|queue}',
+    'Counts of one queue: {topic|queue} → {queue, topic, waiting, active, delayed, dead, completed, failed}',
     async (input) => {
       const queue = queueName(asObject(input, 'queue::topic_stats'), 'queue::topic_stats');
       return { topic: queue, ...(await backend.topicStats(queue)) };
@@ -139,7 +156,7 @@ function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
     const queue = queueName(o, f);
     const message_id = str(o, 'message_id', f);
     const redriven = await backend.redriveMessage(queue, message_id);
-    if (!redriven) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, 'not_found');
+    if (!redriven) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, QueueErrorCode.NotFound);
     return { queue, message_id, redriven };
   });
 
@@ -149,7 +166,7 @@ function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
     const queue = queueName(o, f);
     const message_id = str(o, 'message_id', f);
     const discarded = await backend.discardMessage(queue, message_id);
-    if (!discarded) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, 'not_found');
+    if (!discarded) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, QueueErrorCode.NotFound);
     return { queue, message_id, discarded, redriven: false };
   });
 }

@@ -1,9 +1,10 @@
 /** Validation of the queue functions' inputs (untrusted: they come from any worker). */
 import { InvocationError } from '@svc/sdk';
+import { QueueErrorCode } from './error-codes.js';
 
 export type Obj = Record<string, unknown>;
 
-export function badInput(message: string, code = 'invalid_arguments'): InvocationError {
+export function badInput(message: string, code: string = QueueErrorCode.InvalidArguments): InvocationError {
   return new InvocationError({ code, message });
 }
 
@@ -26,7 +27,7 @@ export function optStr(o: Obj, key: string, fn: string): string | undefined {
 }
 
 /** The queue named by `queue` or its alias `topic`. */
-export function queueName(o: Obj, fn: string, code = 'invalid_arguments'): string {
+export function queueName(o: Obj, fn: string, code: string = QueueErrorCode.InvalidArguments): string {
   const v = o.queue ?? o.topic;
   if (typeof v === 'string' && v.length > 0) return v;
   throw badInput(`${fn}: 'queue' (or 'topic') must be a non-empty string`, code);

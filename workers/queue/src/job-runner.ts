@@ -11,31 +11,34 @@ import type { Job } from './adapters/types.js';
 
 export function createJobRunner(client: SvcClient, timeoutMs: number, logger: Logger) {
   const run = runOnce(client, timeoutMs);
-  return async (job: Job): Promise<void> => {
-    try {
-      await run(job);
-    } catch (err) {
+  return (job: Job): Promise<void> =>
+    run(job).then(undefined, (err: unknown) => {
       const where = { queue: job.queue, id: job.id, function_id: job.function_id, attempt: job.attempt, err };
       if (job.attempt >= job.maxAttempts) logger.warn(where, 'job failed its last attempt; moved to dead letters');
       else logger.debug(where, 'job attempt failed; will retry');
       throw err;
-    }
-  };
+    });
 }
 
+/** One attempt: a promise that settles with the call (its value is not used). */
 function runOnce(client: SvcClient, timeoutMs: number) {
-  return async (job: Job): Promise<void> => {
+  return (job: Job): Promise<unknown> => {
     const metadata = { queue: job.queue, messageReceiptId: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts };
-    const options = {
-      timeoutMs,
-      ...(job.traceparent ? { traceparent: job.traceparent } : {}),
-      ...(job.baggage ? { baggage: job.baggage } : {}),
-    };
     if (job.condition_function_id) {
+      const options: { timeoutMs: number; traceparent?: string; baggage?: string } = { timeoutMs };
+      if (job.traceparent) options.traceparent = job.traceparent;
+      if (job.baggage) options.baggage = job.baggage;
       const config = { condition_function_id: job.condition_function_id };
-      await client.fireTrigger({ id: job.id, function_id: job.function_id, config, metadata }, job.data, options);
-      return;
+      return client.fireTrigger({ id: job.id, function_id: job.function_id, config, metadata }, job.data, options);
     }
-    await client.trigger({ function_id: job.function_id, payload: job.data, metadata, ...options });
+    const request: Parameters<SvcClient['trigger']>[0] = {
+      function_id: job.function_id,
+      payload: job.data,
+      metadata,
+      timeoutMs,
+    };
+    if (job.traceparent) request.traceparent = job.traceparent;
+    if (job.baggage) request.baggage = job.baggage;
+    return client.trigger(request);
   };
 }

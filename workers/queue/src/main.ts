@@ -1,34 +1,8 @@
 #!/usr/bin/env node
 /**
- * svc-queue: queues with retries and dead letters as a worker process. Spawned by the engine (SVC_URL,
- * SVC_MODULE_CONFIG, SVC_SUPERVISED=1) or started by hand with SVC_URL and `--config <file>`.
+ * The svc-queue executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
+ * and it is current (`@svc/config-kit/bundle`).
  */
-import { runCapabilityWorker } from '@svc/sdk';
-import { createBackend, readQueueConfig } from './config.js';
-import { Consumers } from './consumers.js';
-import { registerQueueFunctions } from './functions.js';
-import { createJobRunner } from './job-runner.js';
-import { registerQueueTriggerTypes, Subscriptions } from './triggers.js';
+import { workerProgram } from '@svc/config-kit/bundle';
 
-const config = readQueueConfig();
-
-await runCapabilityWorker({
-  name: 'svc-queue',
-  closeTimeoutMs: 8000,
-  async start(client, logger) {
-    const backend = createBackend(config, logger);
-    await backend.start();
-    const consumers = new Consumers(backend, createJobRunner(client, config.job_timeout_ms, logger), logger);
-    const subs = new Subscriptions();
-    registerQueueFunctions(client, backend, consumers, subs);
-    registerQueueTriggerTypes(client, subs, consumers);
-    await consumers.start(Object.keys(config.queue_configs), 5000);
-    logger.info({ adapter: backend.name }, 'svc-queue ready');
-    return {
-      async close() {
-        consumers.close();
-        await backend.close(5000);
-      },
-    };
-  },
-});
+await import(workerProgram(import.meta.url));

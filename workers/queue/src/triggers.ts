@@ -22,7 +22,7 @@ export class Subscriptions {
   add(topic: string, s: Subscriber): void {
     this.remove(s.bindingId);
     let subs = this.byTopic.get(topic);
-    if (!subs) this.byTopic.set(topic, (subs = new Map()));
+    if (!subs) this.byTopic.set(topic, (subs = new Map<string, Subscriber>()));
     subs.set(s.bindingId, s);
     this.topicOf.set(s.bindingId, topic);
   }

@@ -11,6 +11,7 @@ import { KvserverAdapter } from '../src/adapters/bullmq.js';
 import { BrokerAdapter } from '../src/adapters/rabbitmq.js';
 import { registryName } from '../src/adapters/rabbitmq-topology.js';
 import type { QueueBackend, QueueOverride } from '../src/adapters/types.js';
+import { cleanupBridge, makeBridge } from './bridge-backend.js';
 
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const AMQP_URL = process.env.SVC_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -30,7 +31,11 @@ export interface BackendKind {
   dedupes: boolean;
   /** Several processes share the queues (Redis, RabbitMQ). */
   shared: boolean;
+  /** The completed / failed totals outlive the process (kept in the file, in Redis, or by the bridged svc-queue). */
+  keepsTotals: boolean;
   available(): Promise<boolean>;
+  /** Extra time a test may need because `start()` launches processes (the bridged engine's svc-queue). */
+  extraStartMs?: number;
   /** Creates an adapter in namespace `ns`; the same ns reopens the same data. */
   make(ns: string, o: BackendOptions): QueueBackend;
   cleanup(ns: string): Promise<void>;
@@ -66,6 +71,7 @@ export const backends: BackendKind[] = [
     durable: false,
     dedupes: true,
     shared: false,
+    keepsTotals: false,
     available: () => Promise.resolve(true),
     make: (ns, o) => builtin('in_memory', ns, o),
     cleanup: () => Promise.resolve(),
@@ -75,6 +81,7 @@ export const backends: BackendKind[] = [
     durable: true,
     dedupes: true,
     shared: false,
+    keepsTotals: true,
     available: () => Promise.resolve(true),
     make: (ns, o) => builtin('file_based', ns, o),
     cleanup: (ns) => fs.promises.rm(path.join(tmpRoot, ns), { recursive: true, force: true }),
@@ -84,6 +91,7 @@ export const backends: BackendKind[] = [
     durable: true,
     dedupes: true,
     shared: true,
+    keepsTotals: true,
     available: () => portOpen(6379),
     make: (ns, o) =>
       new KvserverAdapter({
@@ -109,6 +117,7 @@ export const backends: BackendKind[] = [
     durable: true,
     dedupes: false,
     shared: true,
+    keepsTotals: false,
     available: () => portOpen(5672),
     make: (ns, o) =>
       new BrokerAdapter({
@@ -127,6 +136,7 @@ export const backends: BackendKind[] = [
     durable: true,
     dedupes: false,
     shared: true,
+    keepsTotals: false,
     available: () => portOpen(5672),
     make: (ns, o) =>
       new BrokerAdapter({
@@ -139,6 +149,17 @@ export const backends: BackendKind[] = [
         queue_configs: o.queueConfigs,
       }),
     cleanup: (ns) => deleteBrokerQueues(ns),
+  },
+  {
+    name: 'Bridge (svc-queue of another engine)',
+    extraStartMs: 40_000,
+    durable: true,
+    dedupes: true,
+    shared: true,
+    keepsTotals: true,
+    available: () => Promise.resolve(true),
+    make: (ns, o) => makeBridge(ns, o),
+    cleanup: (ns) => cleanupBridge(ns),
   },
 ];
 

@@ -1,22 +1,36 @@
 /**
- * The builtin queue's file store: SQLite in WAL mode with `synchronous=FULL`, so a commit is on disk (WAL fsynced)
- * before its promise resolves. Writes issued in the same event-loop turn are grouped into one transaction (group
- * commit): one fsync acknowledges many enqueues. After the first failed commit the store refuses every further
- * write until it is reopened, because after a failed fsync the state of the file is unknown.
+ * The builtin queue's file store: SQLite in WAL mode. Writes issued in the same event-loop turn are grouped into
+ * one transaction, committed at once (into the WAL, without a sync: `synchronous=NORMAL`); a transaction that
+ * holds a write someone waits for (an enqueue) is then made durable by an fsync of the WAL file on libuv's thread
+ * pool, and its promises resolve only after that fsync (group commit: one fsync acknowledges every enqueue of the
+ * turns it covers, and the event loop keeps dispatching jobs while the disk works). A transaction that carries only
+ * background changes (a job started, completed, retried: losing one to a power cut only replays a job, which
+ * at-least-once delivery allows) resolves at commit: it is in the WAL, safe from a process crash, and the next
+ * fsync or checkpoint covers it. After the first failed commit or fsync the store refuses every further write
+ * until it is reopened, because after a failed fsync the state of the file is unknown.
+ *
+ * The per-queue totals (completed, failed) live in the `totals` table and are added to in the same transaction
+ * as the job's removal or move to dead letters, so they survive a restart and agree with the jobs after a crash
+ * (a job replayed after a crash was not counted the first time).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { JobPatch, JobRow, JobState, JobStore } from './builtin-store.js';
+import type { JobPatch, JobRow, JobState, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { ErrorInfo } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
+import { textOf } from '@svc/sdk';
 
 type Op =
-  { kind: 'insert'; row: JobRow } | { kind: 'update'; id: string; patch: JobPatch } | { kind: 'remove'; id: string };
+  | { kind: 'insert'; row: JobRow }
+  | { kind: 'update'; id: string; patch: JobPatch; outcome?: Outcome | undefined }
+  | { kind: 'remove'; id: string; outcome?: Outcome | undefined };
 
 interface Statements {
   insert: Database.Statement;
   update: Database.Statement;
   remove: Database.Statement;
+  addTotals: Database.Statement;
 }
 
 interface Waiter {
@@ -26,14 +40,16 @@ interface Waiter {
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (
   id TEXT PRIMARY KEY, queue TEXT NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
-  run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL, failed_at INTEGER NOT NULL)`;
+  run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL, failed_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS totals (
+  queue TEXT PRIMARY KEY, completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0)`;
 
 export class StoreFailedError extends Error {
-  readonly code = 'queue_store_failed';
+  readonly code = QueueErrorCode.QueueStoreFailed;
 }
 
 export class StoreLockedError extends Error {
-  readonly code = 'queue_store_locked';
+  readonly code = QueueErrorCode.QueueStoreLocked;
   constructor(file: string) {
     super(
       `${file} is in use by another svc-queue process; give each process its own file_path ` +
@@ -46,11 +62,23 @@ export class FileJobStore implements JobStore {
   private readonly db: Database.Database;
   private ops: Op[] = [];
   private waiters: Waiter[] = [];
+  /** The one promise every background change of the pending transaction shares. */
+  private background: { promise: Promise<void>; waiter: Waiter } | null = null;
+  /** Whether the pending transaction holds a change someone waits to be durable. */
+  private durable = false;
+  /** Committed durable writes waiting for the next fsync of the WAL. */
+  private unsynced: Waiter[] = [];
+  /** The fsync running now, if any. */
+  private syncing: Promise<void> | null = null;
+  /** The WAL file, for fsync (SQLite keeps this file while the connection is open: the lock mode is exclusive). */
+  private readonly walFd: number;
   private scheduled = false;
   private failed: Error | null = null;
   private closed = false;
   private readonly checkpointTimer: NodeJS.Timeout;
   private readonly stmts: Statements;
+  /** One transaction of writes (built once: better-sqlite3 compiles a wrapper per `transaction()` call). */
+  private readonly write: (ops: Op[]) => void;
 
   /** `dir` is the `file_path` directory; the database is `<dir>/queue.db`. */
   constructor(dir: string, checkpointMs: number) {
@@ -62,7 +90,8 @@ export class FileJobStore implements JobStore {
     this.db.pragma('locking_mode = EXCLUSIVE');
     try {
       this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
+      // commits are not synced by SQLite: a durable commit is followed by our own fsync of the WAL (see above)
+      this.db.pragma('synchronous = NORMAL');
       this.db.exec('BEGIN EXCLUSIVE; COMMIT;');
     } catch (err) {
       this.db.close();
@@ -73,6 +102,8 @@ export class FileJobStore implements JobStore {
     }
     this.db.exec(SCHEMA);
     this.verify(file);
+    this.walFd = fs.openSync(`${file}-wal`, 'r');
+    fs.fsyncSync(this.walFd);
     syncDir(dir); // the database and WAL files just created must survive a crash as directory entries too
     this.stmts = {
       insert: this.db.prepare(
@@ -80,7 +111,17 @@ export class FileJobStore implements JobStore {
       ),
       update: this.db.prepare('UPDATE jobs SET state=?, attempts=?, run_at=?, last_error=?, failed_at=? WHERE id=?'),
       remove: this.db.prepare('DELETE FROM jobs WHERE id=?'),
+      addTotals: this.db.prepare(
+        'INSERT INTO totals (queue, completed, failed) VALUES (?,?,?) ' +
+          'ON CONFLICT(queue) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed',
+      ),
     };
+    const s = this.stmts;
+    this.write = this.db.transaction((ops: Op[]) => {
+      const totals = new Map<string, Totals>();
+      for (const op of ops) apply(s, op, totals);
+      for (const [queue, t] of totals) s.addTotals.run(queue, t.completed, t.failed);
+    });
     this.checkpointTimer = setInterval(() => this.checkpoint(), Math.max(100, checkpointMs));
     this.checkpointTimer.unref();
   }
@@ -98,14 +139,21 @@ export class FileJobStore implements JobStore {
     return Promise.resolve(rows.map(fromSql));
   }
 
+  loadTotals(): Promise<Map<string, Totals>> {
+    const rows = this.db.prepare('SELECT queue, completed, failed FROM totals').all() as Record<string, unknown>[];
+    const totals = new Map<string, Totals>();
+    for (const r of rows) totals.set(String(r.queue), { completed: Number(r.completed), failed: Number(r.failed) });
+    return Promise.resolve(totals);
+  }
+
   insert(row: JobRow): Promise<void> {
-    return this.push({ kind: 'insert', row });
+    return this.push({ kind: 'insert', row }, true);
   }
-  update(id: string, patch: JobPatch): Promise<void> {
-    return this.push({ kind: 'update', id, patch });
+  update(id: string, patch: JobPatch, outcome?: Outcome, durable = true): Promise<void> {
+    return this.push({ kind: 'update', id, patch, outcome }, durable);
   }
-  remove(id: string): Promise<void> {
-    return this.push({ kind: 'remove', id });
+  remove(id: string, outcome?: Outcome, durable = true): Promise<void> {
+    return this.push({ kind: 'remove', id, outcome }, durable);
   }
 
   async close(): Promise<void> {
@@ -113,42 +161,83 @@ export class FileJobStore implements JobStore {
     this.closed = true;
     clearInterval(this.checkpointTimer);
     this.flush();
+    while (this.syncing) await this.syncing;
     this.checkpoint();
     this.db.close();
+    fs.closeSync(this.walFd);
   }
 
-  private push(op: Op): Promise<void> {
+  private push(op: Op, durable: boolean): Promise<void> {
     if (this.failed) return Promise.reject(new StoreFailedError(`queue store refuses writes: ${this.failed.message}`));
     if (this.closed) return Promise.reject(new StoreFailedError('queue store is closed'));
     this.ops.push(op);
-    return new Promise<void>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (!durable) {
+      if (!this.background) {
+        let waiter!: Waiter;
+        const promise = new Promise<void>((resolve, reject) => (waiter = { resolve, reject }));
+        this.background = { promise, waiter };
+        this.waiters.push(waiter);
       }
-    });
+      return this.background.promise;
+    }
+    this.durable = true;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   private flush(): void {
     this.scheduled = false;
     const ops = this.ops;
     const waiters = this.waiters;
+    const durable = this.durable;
     this.ops = [];
     this.waiters = [];
+    this.background = null;
+    this.durable = false;
     if (ops.length === 0) return;
     try {
-      const s = this.stmts;
-      this.db.transaction(() => {
-        for (const op of ops) apply(s, op);
-      })();
+      this.write(ops);
     } catch (err) {
-      this.failed = err instanceof Error ? err : new Error(String(err));
-      const e = new StoreFailedError(`queue store write failed: ${this.failed.message}`);
-      for (const w of waiters) w.reject(e);
+      this.fail(err, waiters);
       return;
     }
-    for (const w of waiters) w.resolve();
+    if (!durable) {
+      for (const w of waiters) w.resolve();
+      return;
+    }
+    for (const w of waiters) this.unsynced.push(w);
+    if (this.syncing === null) this.sync();
+  }
+
+  /** One fsync of the WAL for every durable commit so far; the commits made meanwhile get the next one. */
+  private sync(): void {
+    const waiters = this.unsynced;
+    this.unsynced = [];
+    this.syncing = new Promise<void>((done) => {
+      fs.fsync(this.walFd, (err) => {
+        this.syncing = null;
+        done();
+        if (err) {
+          this.fail(err, waiters);
+          return;
+        }
+        for (const w of waiters) w.resolve();
+        if (this.unsynced.length > 0 && this.failed === null) this.sync();
+      });
+    });
+  }
+
+  /** The first failed commit or fsync: these waiters and every later write are refused. */
+  private fail(err: unknown, waiters: Waiter[]): void {
+    this.failed ??= err instanceof Error ? err : new Error(String(err));
+    const e = new StoreFailedError(`queue store write failed: ${this.failed.message}`);
+    for (const w of waiters) w.reject(e);
+    const unsynced = this.unsynced;
+    this.unsynced = [];
+    for (const w of unsynced) w.reject(e);
   }
 
   private checkpoint(): void {
@@ -163,7 +252,7 @@ export class FileJobStore implements JobStore {
 
 function corrupt(file: string, detail: string): Error {
   const message = `${file} is damaged (${detail}); move it aside and restore a copy, or start with an empty directory`;
-  return Object.assign(new Error(message), { code: 'queue_store_failed' });
+  return Object.assign(new Error(message), { code: QueueErrorCode.QueueStoreFailed });
 }
 
 function syncDir(dir: string): void {
@@ -175,7 +264,14 @@ function syncDir(dir: string): void {
   }
 }
 
-function apply(s: Statements, op: Op): void {
+/** Runs one write; the totals it adds to are summed per queue and written once per transaction. */
+function apply(s: Statements, op: Op, totals: Map<string, Totals>): void {
+  if (op.kind !== 'insert' && op.outcome) {
+    const { queue, kind } = op.outcome;
+    const t = totals.get(queue) ?? { completed: 0, failed: 0 };
+    t[kind] += 1;
+    totals.set(queue, t);
+  }
   if (op.kind === 'insert') {
     const r = op.row;
     const payload = JSON.stringify({
@@ -205,7 +301,7 @@ function fromSql(r: Record<string, unknown>): JobRow {
     state: String(r.state) as JobState,
     attempts: Number(r.attempts),
     runAt: Number(r.run_at),
-    function_id: String(payload.function_id ?? ''),
+    function_id: textOf(payload.function_id ?? ''),
     data: payload.data ?? null,
     traceparent: typeof payload.traceparent === 'string' ? payload.traceparent : null,
     baggage: typeof payload.baggage === 'string' ? payload.baggage : null,

@@ -3,9 +3,10 @@
  * dispatch loop that keeps up to `concurrency` handlers running. Every state change is written through the store;
  * the job only becomes runnable once its insert is durable.
  */
-import type { JobPatch, JobRow, JobStore } from './builtin-store.js';
+import type { JobPatch, JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
 import { backoffDelay, DEDUPE_WINDOW_MS, toErrorInfo } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
 
 /** Bound on the remembered completed ids per queue (memory stays flat under any load). */
 const MAX_REMEMBERED = 100_000;
@@ -15,7 +16,10 @@ export class BuiltinQueue {
   private readyHead = 0;
   private readonly delayed = new Map<string, { row: JobRow; timer: NodeJS.Timeout }>();
   private readonly dead = new Map<string, JobRow>();
-  private readonly running = new Map<string, { row: JobRow; abort: AbortController; done: Promise<void> }>();
+  /** Running handlers by job id, each with the promise that settles when it finished and was recorded. */
+  private readonly running = new Map<string, Promise<void>>();
+  /** Fired at stop for the handlers still running then: one signal shared by all (no controller per job). */
+  private readonly abort = new AbortController();
   /** Every job this queue holds (idempotency of enqueue by id). */
   private readonly jobs = new Map<string, JobRow>();
   /** Ids completed recently (id → when), oldest first: a producer's retry of a finished job is a no-op. */
@@ -23,13 +27,18 @@ export class BuiltinQueue {
   private readonly inserting = new Map<string, Promise<void>>();
   private handler: JobHandler | null = null;
   private stopped = false;
+  /** Jobs completed and moved to dead letters: restored from the store, then counted here. */
+  private readonly totals: Totals;
 
   constructor(
     readonly name: string,
     readonly settings: QueueSettings,
     private readonly store: JobStore,
     private readonly onStoreError: (err: unknown) => void,
-  ) {}
+    totals: Totals = { completed: 0, failed: 0 },
+  ) {
+    this.totals = { ...totals };
+  }
 
   has(id: string): boolean {
     return this.jobs.has(id) || this.completed.has(id);
@@ -62,10 +71,10 @@ export class BuiltinQueue {
     if (row.state === 'dead') this.dead.set(row.id, row);
     else if (row.state === 'delayed' && row.runAt > now) this.delay(row, row.runAt - now);
     else if (row.state === 'active' && row.attempts >= this.settings.maxAttempts) {
-      const err = { code: 'job_stalled', message: 'the worker stopped during the last attempt' };
+      const err = { code: QueueErrorCode.JobStalled, message: 'the worker stopped during the last attempt' };
       this.toDead(row, err);
     } else {
-      this.setState(row, 'waiting', false);
+      void this.setState(row, 'waiting', false);
       this.ready.push(row);
     }
   }
@@ -82,6 +91,8 @@ export class BuiltinQueue {
       active: this.running.size,
       delayed: this.delayed.size,
       dead: this.dead.size,
+      completed: this.totals.completed,
+      failed: this.totals.failed,
     };
   }
 
@@ -124,9 +135,9 @@ export class BuiltinQueue {
     if (pending.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
-    await Promise.race([Promise.all(pending.map((p) => p.done)), grace]);
+    await Promise.race([Promise.all(pending), grace]);
     clearTimeout(timer);
-    for (const p of this.running.values()) p.abort.abort(new Error('svc-queue is shutting down'));
+    if (this.running.size > 0) this.abort.abort(new Error('svc-queue is shutting down'));
   }
 
   private pushReady(row: JobRow): void {
@@ -150,22 +161,23 @@ export class BuiltinQueue {
   private run(row: JobRow, handler: JobHandler): void {
     row.attempts += 1;
     void this.setState(row, 'active', false);
-    const abort = new AbortController();
     const job = toJob(row, this.settings.maxAttempts);
+    const signal = this.abort.signal;
     const done = Promise.resolve()
-      .then(() => handler(job, abort.signal))
+      .then(() => handler(job, signal))
       .then(
         () => this.complete(row),
         (err: unknown) => this.fail(row, err),
       );
-    this.running.set(row.id, { row, abort, done });
+    this.running.set(row.id, done);
   }
 
   private complete(row: JobRow): void {
     this.running.delete(row.id);
     this.jobs.delete(row.id);
-    this.remember(row.id);
-    this.store.remove(row.id).catch(this.onStoreError);
+    if (row.dedupe !== false) this.remember(row.id);
+    this.totals.completed += 1;
+    this.store.remove(row.id, this.outcome('completed'), false).catch(this.onStoreError);
     this.pump();
   }
 
@@ -196,7 +208,12 @@ export class BuiltinQueue {
     row.lastError = err;
     row.failedAt = Date.now();
     this.dead.set(row.id, row);
-    void this.setState(row, 'dead', false);
+    this.totals.failed += 1;
+    void this.setState(row, 'dead', false, this.outcome('failed'));
+  }
+
+  private outcome(kind: Outcome['kind']): Outcome {
+    return { queue: this.name, kind };
   }
 
   private delay(row: JobRow, wait: number): void {
@@ -211,7 +228,7 @@ export class BuiltinQueue {
   }
 
   /** Records a state change; `wait` makes the caller await durability (admin operations). */
-  private setState(row: JobRow, state: JobRow['state'], wait: boolean): Promise<void> {
+  private setState(row: JobRow, state: JobRow['state'], wait: boolean, outcome?: Outcome): Promise<void> {
     row.state = state;
     const patch: JobPatch = {
       state,
@@ -220,7 +237,7 @@ export class BuiltinQueue {
       lastError: row.lastError,
       failedAt: row.failedAt,
     };
-    const p = this.store.update(row.id, patch);
+    const p = this.store.update(row.id, patch, outcome, wait);
     if (wait) return p;
     p.catch(this.onStoreError);
     return Promise.resolve();
@@ -249,7 +266,7 @@ function toDeadLetter(row: JobRow): DeadLetter {
     function_id: row.function_id,
     data: row.data,
     attempts: row.attempts,
-    error: row.lastError ?? { code: 'job_failed', message: '' },
+    error: row.lastError ?? { code: QueueErrorCode.JobFailed, message: '' },
     enqueued_at: row.enqueuedAt,
     failed_at: row.failedAt,
   };

@@ -1,8 +1,8 @@
 /**
  * Persistence under the builtin queue. The builtin adapter keeps every job in memory and writes each state change
- * through a `JobStore`; on start it rebuilds its queues from `load()`. `MemoryJobStore` keeps nothing (in_memory
- * mode: a restart loses every job); `FileJobStore` (builtin-file-store.ts) makes each write durable before the
- * promise resolves.
+ * through a `JobStore`; on start it rebuilds its queues from `load()` and their completed / failed totals from
+ * `loadTotals()`. `MemoryJobStore` keeps nothing (in_memory mode: a restart loses every job and the totals start
+ * from zero); `FileJobStore` (builtin-file-store.ts) makes each write durable before the promise resolves.
  */
 import type { ErrorInfo } from './types.js';
 
@@ -23,21 +23,44 @@ export interface JobRow {
   lastError: ErrorInfo | null;
   enqueuedAt: number;
   failedAt: number;
+  /**
+   * Not stored. False for an id that is fresh by construction (the engine's receipt id): its completion is not
+   * remembered for deduplication. Rows loaded from the store are remembered (the default).
+   */
+  dedupe?: boolean;
 }
 
 export type JobPatch = Pick<JobRow, 'state' | 'attempts' | 'runAt' | 'lastError' | 'failedAt'>;
 
+/** How a job left its queue, for the per-queue totals (`completed`, `failed` in the topic stats). */
+export interface Outcome {
+  queue: string;
+  kind: 'completed' | 'failed';
+}
+
+/** A queue's totals: jobs completed, and jobs moved to dead letters. */
+export interface Totals {
+  completed: number;
+  failed: number;
+}
+
 export interface JobStore {
   /** Every job persisted, in `seq` order. */
   load(): Promise<JobRow[]>;
+  /** The totals persisted per queue (empty for a store that keeps nothing). */
+  loadTotals(): Promise<Map<string, Totals>>;
   /** Resolves once the row is durable; rejects if it could not be written (the enqueue must then fail). */
   insert(row: JobRow): Promise<void>;
   /**
-   * State changes. They are written in order with the inserts; the promise resolves once durable, but callers
-   * that can tolerate replaying a job after a crash (active, completed) need not wait for it.
+   * State changes. They are written in order with the inserts. With `durable` (the default) the promise resolves
+   * once the change is on disk; without it (a change that may be replayed after a power loss: a job started,
+   * completed, retried or moved to dead letters, which at-least-once delivery runs again at worst) it resolves
+   * once written, and becomes durable with the next durable write or checkpoint. A process crash loses neither.
+   * An `outcome` adds one to that queue's totals in the same write (the move to dead letters; the removal of a
+   * completed job), so the totals agree with the jobs after a crash.
    */
-  update(id: string, patch: JobPatch): Promise<void>;
-  remove(id: string): Promise<void>;
+  update(id: string, patch: JobPatch, outcome?: Outcome, durable?: boolean): Promise<void>;
+  remove(id: string, outcome?: Outcome, durable?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,6 +69,9 @@ const done = Promise.resolve();
 export class MemoryJobStore implements JobStore {
   load(): Promise<JobRow[]> {
     return Promise.resolve([]);
+  }
+  loadTotals(): Promise<Map<string, Totals>> {
+    return Promise.resolve(new Map<string, Totals>());
   }
   insert(): Promise<void> {
     return done;

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { BuiltinQueue } from './builtin-queue.js';
 import { FileJobStore } from './builtin-file-store.js';
-import { MemoryJobStore, type JobRow, type JobStore } from './builtin-store.js';
+import { MemoryJobStore, type JobRow, type JobStore, type Totals } from './builtin-store.js';
 import type {
   DeadLetterPage,
   JobHandler,
@@ -16,7 +16,8 @@ import type {
   QueueSettings,
   TopicStats,
 } from './types.js';
-import { defaultSettings, resolveSettings } from './types.js';
+import { defaultSettings, emptyStats, resolveSettings } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
 
 export interface BuiltinOptions {
   max_attempts: number;
@@ -37,6 +38,8 @@ export class BuiltinQueueAdapter implements QueueBackend {
   private readonly queues = new Map<string, BuiltinQueue>();
   private store: JobStore | null = null;
   private seq = 0;
+  /** Totals the store kept from earlier runs, handed to each queue as it is created. */
+  private totals = new Map<string, Totals>();
   private closing: Promise<void> | null = null;
   private readonly defaults: QueueSettings;
 
@@ -51,6 +54,8 @@ export class BuiltinQueueAdapter implements QueueBackend {
     } else {
       this.store = new MemoryJobStore();
     }
+    this.totals = await this.store.loadTotals();
+    for (const queue of this.totals.keys()) this.queue(queue);
     const now = Date.now();
     for (const row of await this.store.load()) {
       this.seq = Math.max(this.seq, row.seq);
@@ -63,7 +68,8 @@ export class BuiltinQueueAdapter implements QueueBackend {
   }
 
   async enqueue(queue: string, input: JobInput): Promise<string> {
-    if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
+    if (this.closing)
+      throw Object.assign(new Error('svc-queue is shutting down'), { code: QueueErrorCode.QueueClosed });
     const q = this.queue(queue);
     const id = input.id ?? randomUUID();
     if (q.has(id)) {
@@ -86,6 +92,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
       enqueuedAt: Date.now(),
       failedAt: 0,
     };
+    if (input.dedupe === false) row.dedupe = false;
     await q.add(row);
     return id;
   }
@@ -101,7 +108,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
 
   topicStats(queue: string): Promise<TopicStats> {
     const q = this.queues.get(queue);
-    return Promise.resolve(q ? q.stats() : { queue, waiting: 0, active: 0, delayed: 0, dead: 0 });
+    return Promise.resolve(q ? q.stats() : emptyStats(queue));
   }
 
   listDeadLetters(queue: string, offset: number, limit: number): Promise<DeadLetterPage> {
@@ -137,7 +144,8 @@ export class BuiltinQueueAdapter implements QueueBackend {
       const onError = (err: unknown) => {
         if (!this.closing) this.options.onStoreError?.(err);
       };
-      q = new BuiltinQueue(name, this.settings(name), this.store ?? new MemoryJobStore(), onError);
+      const store = this.store ?? new MemoryJobStore();
+      q = new BuiltinQueue(name, this.settings(name), store, onError, this.totals.get(name));
       this.queues.set(name, q);
     }
     return q;

@@ -4,9 +4,13 @@
  * died is found by the stalled-job check (`lock_duration_ms`, `stalled_interval_ms`) and delivered again.
  * Durability is Redis's: an enqueue is acknowledged once Redis accepted the write (run Redis with
  * `appendfsync always` and `maxmemory-policy noeviction` when acknowledged jobs must survive a Redis crash).
+ *
+ * Completed jobs are removed at once (`removeOnComplete`), so BullMQ's completed set stays empty; the `completed`
+ * and `failed` totals are BullMQ's job metrics instead (`metrics` on the worker, read with `getMetrics`): counters
+ * in Redis, added to by the same script that finishes the job, shared by every process and kept across restarts.
  */
 import { randomUUID } from 'node:crypto';
-import { Job as BullJob, Queue, Worker } from 'bullmq';
+import { Job as BullJob, MetricsTime, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type {
   DeadLetter,
@@ -20,6 +24,7 @@ import type {
   TopicStats,
 } from './types.js';
 import { DEDUPE_WINDOW_MS, defaultSettings, resolveSettings, toErrorInfo } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
 
 export interface KvserverOptions {
   kvserver_url: string;
@@ -105,7 +110,8 @@ export class KvserverAdapter implements QueueBackend {
   }
 
   async enqueue(queue: string, input: JobInput): Promise<string> {
-    if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
+    if (this.closing)
+      throw Object.assign(new Error('svc-queue is shutting down'), { code: QueueErrorCode.QueueClosed });
     const q = await this.queue(queue);
     const s = this.settings(queue);
     const given = input.id;
@@ -173,6 +179,8 @@ export class KvserverAdapter implements QueueBackend {
         lockDuration: this.options.lock_duration_ms,
         stalledInterval: this.options.stalled_interval_ms,
         maxStalledCount: s.maxAttempts,
+        // Counts completed and failed (dead-lettered) jobs in Redis, plus an hour of per-minute points.
+        metrics: { maxDataPoints: MetricsTime.ONE_HOUR },
       },
     );
     worker.on('error', () => undefined); // connection errors: ioredis reconnects; BullMQ retries its loop
@@ -186,13 +194,19 @@ export class KvserverAdapter implements QueueBackend {
 
   async topicStats(queue: string): Promise<TopicStats> {
     const q = await this.queue(queue, false);
-    const c = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+    const [c, completed, failed] = await Promise.all([
+      q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
+      q.getMetrics('completed', 0, 0),
+      q.getMetrics('failed', 0, 0),
+    ]);
     return {
       queue,
       waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
       active: c.active ?? 0,
       delayed: c.delayed ?? 0,
       dead: c.failed ?? 0,
+      completed: completed.meta.count,
+      failed: failed.meta.count,
     };
   }
 
@@ -292,7 +306,7 @@ function toDeadLetter(queue: string, j: BullJob<Payload>): DeadLetter {
     function_id: d.function_id,
     data: d.data,
     attempts: j.attemptsMade,
-    error: d.last_error ?? { code: 'job_failed', message: j.failedReason ?? '' },
+    error: d.last_error ?? { code: QueueErrorCode.JobFailed, message: j.failedReason ?? '' },
     enqueued_at: j.timestamp,
     failed_at: j.finishedOn ?? 0,
   };

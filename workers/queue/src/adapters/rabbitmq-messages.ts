@@ -1,6 +1,7 @@
 /** The RabbitMQ backend's message format: a JSON body and our `x-svc-*` headers (see rabbitmq.ts). */
 import type { Channel, Message } from 'amqplib';
 import type { DeadLetter, ErrorInfo } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
 
 export interface Payload {
   function_id: string;
@@ -21,18 +22,20 @@ export function ownHeaders(msg: Message): Record<string, unknown> {
   return { [H_ATTEMPTS]: h[H_ATTEMPTS] ?? 0, [H_ENQUEUED_AT]: h[H_ENQUEUED_AT] ?? Date.now() };
 }
 
-export function safeAck(ch: Channel, msg: Message): void {
+/** Acks `msg`; false when the channel closed under us (the broker then redelivers it: at least once). */
+export function safeAck(ch: Channel, msg: Message): boolean {
   try {
     ch.ack(msg);
+    return true;
   } catch {
-    // The channel closed under us; the broker redelivers the message (at least once).
+    return false;
   }
 }
 
 export function unavailable(cause?: unknown): Error {
   const detail = cause instanceof Error ? `: ${cause.message}` : '';
   return Object.assign(new Error(`the RabbitMQ broker did not confirm the message${detail}`), {
-    code: 'queue_unavailable',
+    code: QueueErrorCode.QueueUnavailable,
   });
 }
 
@@ -54,10 +57,10 @@ export function parsePayload(content: Buffer): Payload {
 export function toDeadLetter(queue: string, msg: Message): DeadLetter {
   const h = msg.properties.headers ?? {};
   const p = parsePayload(msg.content);
-  let error: ErrorInfo = { code: 'job_failed', message: '' };
+  let error: ErrorInfo = { code: QueueErrorCode.JobFailed, message: '' };
   try {
     const e = JSON.parse(String(h[H_ERROR] ?? '')) as Partial<ErrorInfo>;
-    error = { code: String(e.code ?? 'job_failed'), message: String(e.message ?? '') };
+    error = { code: String(e.code ?? QueueErrorCode.JobFailed), message: String(e.message ?? '') };
   } catch {
     // keep the default
   }

@@ -5,6 +5,10 @@
  * whose handler did not finish is redelivered by the broker. A retry or dead-letter is published (and confirmed)
  * before the original is acked, so a crash in between duplicates the message rather than losing it. The connection
  * recovers on its own; topology and consumers are re-created on every reconnect.
+ *
+ * RabbitMQ keeps no count of the messages acked away, so the `completed` and `failed` totals are counted by this
+ * process's consumers (a success acked; a message moved to dead letters) and start from zero when it starts. With
+ * several svc-queue processes on the same queues, each reports what its own consumers did.
  */
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
@@ -39,7 +43,8 @@ import type {
   QueueSettings,
   TopicStats,
 } from './types.js';
-import { resolveSettings, toErrorInfo } from './types.js';
+import { emptyStats, resolveSettings, toErrorInfo } from './types.js';
+import { QueueErrorCode } from '../error-codes.js';
 
 export interface BrokerOptions {
   amqp_url: string;
@@ -62,6 +67,8 @@ export class BrokerAdapter implements QueueBackend {
   private readonly registered = new Set<string>();
   private readonly handlers = new Map<string, JobHandler>();
   private readonly inFlight = new Map<string, number>();
+  /** Per queue: messages this process's consumers completed and moved to dead letters. */
+  private readonly totals = new Map<string, { completed: number; failed: number }>();
   private readonly running = new Set<Promise<void>>();
   private consumerChannels: Channel[] = [];
   private closing: Promise<void> | null = null;
@@ -88,10 +95,13 @@ export class BrokerAdapter implements QueueBackend {
   }
 
   async enqueue(queue: string, input: JobInput): Promise<string> {
-    if (this.closing) throw Object.assign(new Error('svc-queue is shutting down'), { code: 'queue_closed' });
+    if (this.closing)
+      throw Object.assign(new Error('svc-queue is shutting down'), { code: QueueErrorCode.QueueClosed });
     const id = input.id ?? randomUUID();
     if (Buffer.byteLength(id) > 255) {
-      throw Object.assign(new Error('a message id on RabbitMQ is at most 255 bytes'), { code: 'invalid_arguments' });
+      throw Object.assign(new Error('a message id on RabbitMQ is at most 255 bytes'), {
+        code: QueueErrorCode.InvalidArguments,
+      });
     }
     const names = await this.ensure(queue);
     const payload: Payload = {
@@ -129,7 +139,8 @@ export class BrokerAdapter implements QueueBackend {
       let delayed = 0;
       for (const r of names.retries) delayed += (await ch.checkQueue(r.name)).messageCount;
       const active = this.inFlight.get(queue) ?? 0;
-      return { queue, waiting: main.messageCount, active, delayed, dead: dead.messageCount };
+      const { completed, failed } = this.totals.get(queue) ?? emptyStats(queue);
+      return { queue, waiting: main.messageCount, active, delayed, dead: dead.messageCount, completed, failed };
     });
   }
 
@@ -232,8 +243,8 @@ export class BrokerAdapter implements QueueBackend {
     if (msg.fields.redelivered) {
       // A consumer took this message and went away without acking it: that delivery counts as an attempt, so a
       // message that kills its consumer every time still ends in dead letters instead of looping forever.
-      const stalled = { code: 'job_stalled', message: 'the consumer stopped during an attempt' };
-      return this.failed(ch, names, s, msg, attempt, stalled);
+      const stalled = { code: QueueErrorCode.JobStalled, message: 'the consumer stopped during an attempt' };
+      return this.failed(ch, queue, names, s, msg, attempt, stalled);
     }
     const payload = parsePayload(msg.content);
     this.inFlight.set(queue, (this.inFlight.get(queue) ?? 0) + 1);
@@ -254,16 +265,23 @@ export class BrokerAdapter implements QueueBackend {
         },
         abort.signal,
       );
-      safeAck(ch, msg);
+      if (safeAck(ch, msg)) this.count(queue, 'completed');
     } catch (err) {
-      await this.failed(ch, names, s, msg, attempt, toErrorInfo(err));
+      await this.failed(ch, queue, names, s, msg, attempt, toErrorInfo(err));
     } finally {
       this.inFlight.set(queue, (this.inFlight.get(queue) ?? 1) - 1);
     }
   }
 
+  private count(queue: string, kind: 'completed' | 'failed'): void {
+    const t = this.totals.get(queue) ?? { completed: 0, failed: 0 };
+    t[kind] += 1;
+    this.totals.set(queue, t);
+  }
+
   private async failed(
     ch: Channel,
+    queue: string,
     names: BrokerNames,
     s: QueueSettings,
     msg: ConsumeMessage,
@@ -273,14 +291,16 @@ export class BrokerAdapter implements QueueBackend {
     const headers = { ...ownHeaders(msg), [H_ATTEMPTS]: attempt };
     const id = String(msg.properties.messageId ?? '');
     try {
-      if (attempt >= s.maxAttempts) {
+      const last = attempt >= s.maxAttempts;
+      if (last) {
         const dead = { ...headers, [H_ERROR]: JSON.stringify(error), [H_FAILED_AT]: Date.now() };
         await this.publish(names.dead, msg.content, id, dead);
       } else {
         const retry = names.retries[attempt - 1] ?? names.retries[names.retries.length - 1];
         await this.publish(retry?.name ?? names.main, msg.content, id, headers);
       }
-      safeAck(ch, msg);
+      // Counted when acked: a lost ack brings the message back, and its redelivery is dead-lettered and counted.
+      if (safeAck(ch, msg) && last) this.count(queue, 'failed');
     } catch {
       // Could not hand the message on: leave it to the broker (redelivered when this channel closes).
       try {

@@ -23,6 +23,8 @@
  * default 5 s; a handler still running then is abandoned and will be redelivered), flushes what is pending to storage
  * and releases every connection and timer. No handler is called after `close()` resolved.
  */
+import { QueueErrorCode } from '../error-codes.js';
+import { textOf } from '@svc/sdk';
 
 /** How long a completed job's id still makes a new enqueue with that id a no-op. */
 export const DEDUPE_WINDOW_MS = 10 * 60_000;
@@ -108,8 +110,23 @@ export interface TopicStats {
   active: number;
   /** Waiting out a retry backoff. */
   delayed: number;
-  /** In dead letters. */
+  /** In dead letters now (goes down on redrive and discard). */
   dead: number;
+  /**
+   * Jobs whose handler finished successfully. A counter that only grows; since when depends on the backend (builtin
+   * in-memory and RabbitMQ: since this svc-queue process started; builtin file and Redis: kept in the backend).
+   */
+  completed: number;
+  /**
+   * Jobs moved to dead letters after their last attempt failed, counted like `completed` (a redriven job that fails
+   * again counts again). Unlike `dead`, redrive and discard do not lower it.
+   */
+  failed: number;
+}
+
+/** Counts of a queue nobody has used yet. */
+export function emptyStats(queue: string): TopicStats {
+  return { queue, waiting: 0, active: 0, delayed: 0, dead: 0, completed: 0, failed: 0 };
 }
 
 export interface DeadLetterPage {
@@ -171,10 +188,12 @@ export function backoffDelay(backoffMs: number, attempt: number): number {
 /** Turns anything thrown into the `{code, message}` stored with a dead letter. */
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err && typeof err === 'object') {
-    const e = err as { code?: unknown; message?: unknown };
-    const code = typeof e.code === 'string' && e.code ? e.code : 'job_failed';
-    const message = typeof e.message === 'string' ? e.message : String(err);
+    const e = err as { code?: unknown; message?: unknown; detail?: unknown };
+    const code = typeof e.code === 'string' && e.code ? e.code : QueueErrorCode.JobFailed;
+    // An InvocationError's `message` starts with its code; `detail` is the message alone.
+    const text = typeof e.detail === 'string' ? e.detail : e.message;
+    const message = typeof text === 'string' ? text : textOf(err);
     return { code, message };
   }
-  return { code: 'job_failed', message: String(err) };
+  return { code: QueueErrorCode.JobFailed, message: String(err) };
 }

@@ -1,0 +1,103 @@
+/**
+ * The builtin adapter's file store beyond the conformance suite: what its group commit promises. An enqueue is
+ * acknowledged once durable; the changes nobody waits for (a job started, completed) are written without their own
+ * fsync but still survive the process being killed; a handler still running when the grace period of a shutdown
+ * ends sees its signal fire, and its job runs again after a restart.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
+import { waitFor } from './backends.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-queue-file-store-'));
+  dirs.push(d);
+  return d;
+}
+
+const open = (dir: string) =>
+  new BuiltinQueueAdapter({
+    max_attempts: 3,
+    backoff_ms: 50,
+    concurrency: 10,
+    poll_interval_ms: 100,
+    mode: 'concurrent',
+    store_method: 'file_based',
+    file_path: dir,
+    save_interval_ms: 60_000,
+  });
+
+/**
+ * A child process (the built svc-queue, as in production) that enqueues `jobs` jobs, runs them all, reports how many were acknowledged, then kills itself
+ * (SIGKILL: no close, no checkpoint) once the completions have had one event-loop turn to be written.
+ */
+const CHILD = `
+import { BuiltinQueueAdapter } from ${JSON.stringify(path.resolve(HERE, '../dist/index.js'))};
+const [dir, jobs] = [process.argv[2], Number(process.argv[3])];
+const a = new BuiltinQueueAdapter({ max_attempts: 3, backoff_ms: 50, concurrency: 10, poll_interval_ms: 100,
+  mode: 'concurrent', store_method: 'file_based', file_path: dir, save_interval_ms: 60000 });
+await a.start();
+let done = 0;
+await a.consume('k', async () => void done++);
+await Promise.all(Array.from({ length: jobs }, (_, i) => a.enqueue('k', { id: 'j' + i, function_id: 'f', data: { i } })));
+while (done < jobs) await new Promise((r) => setTimeout(r, 5));
+await new Promise((r) => setImmediate(r));
+await new Promise((r) => setImmediate(r));
+process.stdout.write('acked ' + jobs + '\\n');
+process.kill(process.pid, 'SIGKILL');
+`;
+
+describe('builtin file store', () => {
+  it('completions written without their own fsync survive the process being killed', async () => {
+    const dir = tempDir();
+    const script = path.join(dir, 'child.mjs');
+    fs.writeFileSync(script, CHILD);
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, [script, path.join(dir, 'q'), '200'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let text = '';
+      child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+      child.on('exit', () => resolve(text));
+    });
+    expect(out).toContain('acked 200');
+    const a = open(path.join(dir, 'q'));
+    await a.start();
+    // every job completed before the kill: none waits to run again, and all 200 are counted
+    expect(await a.topicStats('k')).toMatchObject({ waiting: 0, active: 0, delayed: 0, dead: 0, completed: 200 });
+    await a.close();
+  }, 30_000);
+
+  it('a handler still running at the end of the grace period is aborted, and its job runs again after a restart', async () => {
+    const dir = tempDir();
+    const a = open(dir);
+    await a.start();
+    let signal: AbortSignal | undefined;
+    await a.consume('slow', (_job, s) => {
+      signal = s;
+      return new Promise<void>(() => undefined); // never finishes
+    });
+    await a.enqueue('slow', { id: 'stuck', function_id: 'f', data: null });
+    await waitFor(() => signal !== undefined, 2000, 'the handler to start');
+    await a.close(50);
+    expect(signal?.aborted).toBe(true);
+
+    const b = open(dir);
+    await b.start();
+    const ran: string[] = [];
+    await b.consume('slow', async (job) => void ran.push(job.id));
+    await waitFor(() => ran.length === 1, 2000, 'the job to run again');
+    expect(ran).toEqual(['stuck']);
+    await b.close();
+  });
+});
