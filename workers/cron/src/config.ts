@@ -1,25 +1,68 @@
 /**
- * svc-cron's config (`{ adapter: { class, config } }`, SPEC.md "Cron module") and the adapter it names.
+ * svc-cron's config: the `config:` object of `modules::cron::CronModule` / `svc-cron` (SPEC.md "Cron module"),
+ * `{ adapter: { class, config } }`. The engine validates it with this schema at start-up (@svc/config's catalogue
+ * imports it from `@svc/worker-cron/config`) and the worker reads it with the same schema.
  */
-import { CRON_ADAPTERS, type CronConfig } from '@svc/config';
-import type { Logger } from 'pino';
-import { KvCronAdapter } from './adapters/kv-lock.js';
-import { KvserverCronAdapter } from './adapters/redis-lock.js';
-import type { CronLockAdapter } from './adapters/types.js';
+import { z } from 'zod';
+import {
+  adapterSchema,
+  kvStoreShape,
+  positiveIntSchema,
+  kvserverUrlSchema,
+  readModuleConfig,
+  requireFilePath,
+} from '@svc/config-kit';
 
-export { cronConfigSchema, type CronConfig } from '@svc/config';
+export const CRON_ADAPTERS = {
+  kv: 'modules::cron::KvCronAdapter',
+  kvserver: 'modules::cron::KvserverCronAdapter',
+} as const;
 
-export function createLockAdapter(config: CronConfig, logger: Logger): CronLockAdapter {
-  const adapter = config.adapter;
-  switch (adapter.class) {
-    case CRON_ADAPTERS.kv:
-      return new KvCronAdapter(adapter.config, logger);
-    case CRON_ADAPTERS.kvserver:
-      return new KvserverCronAdapter(adapter.config, logger);
-  }
-}
+export const kvCronConfigSchema = z
+  .object({
+    lock_ttl_ms: positiveIntSchema
+      .describe("How long a tick's claim lives, in ms (svc addition; a late tick may still run within half of it).")
+      .default(30000)
+      .describe('A job re-executes if the lock holder crashes and the lock expires.'),
+    lock_index: z.string().min(1).default('cron_locks').describe('Key prefix of the tick claims.'),
+    ...kvStoreShape,
+  })
+  .strict()
+  .superRefine(requireFilePath);
 
-/** How long a tick's claim lives; a late tick may still run within half of it (see tick-planner.ts). */
-export function lockTtlMs(config: CronConfig): number {
-  return config.adapter.config.lock_ttl_ms;
+/**
+ * `kvserver_url` is SPEC's only key; `lock_ttl_ms` and `lock_index` are optional svc additions with the same
+ * defaults as the local adapter (how long a tick's claim lives, and the key prefix of the claims).
+ */
+export const kvserverCronConfigSchema = z
+  .object({
+    kvserver_url: kvserverUrlSchema,
+    lock_ttl_ms: positiveIntSchema
+      .default(30000)
+      .describe("How long a tick's claim lives, in ms (svc addition; a late tick may still run within half of it)."),
+    lock_index: z.string().min(1).default('cron_locks').describe('Key prefix of the tick claims.'),
+  })
+  .strict();
+
+export const cronAdapterSchema = z.discriminatedUnion('class', [
+  adapterSchema(CRON_ADAPTERS.kv, kvCronConfigSchema),
+  adapterSchema(CRON_ADAPTERS.kvserver, kvserverCronConfigSchema),
+]);
+
+export const cronConfigSchema = z
+  .object({
+    adapter: cronAdapterSchema.describe(
+      'The lock store: `class` picks it (one of the classes below), `config` holds its keys.',
+    ),
+  })
+  .strict();
+
+export type KvCronConfig = z.infer<typeof kvCronConfigSchema>;
+export type KvserverCronConfig = z.infer<typeof kvserverCronConfigSchema>;
+export type CronAdapterConfig = z.infer<typeof cronAdapterSchema>;
+export type CronConfig = z.infer<typeof cronConfigSchema>;
+
+/** Reads `--config <file>` or `SVC_MODULE_CONFIG`; exits with a message naming the bad key otherwise. */
+export function readCronConfig(): CronConfig {
+  return readModuleConfig('svc-cron', cronConfigSchema);
 }

@@ -4,7 +4,8 @@
  */
 import type { SvcClient } from '@svc/sdk';
 import type { Logger } from 'pino';
-import { createLockAdapter, lockTtlMs, type CronConfig } from './config.js';
+import { createLockAdapter, lockTtlMs } from './adapters/index.js';
+import type { CronConfig } from './config.js';
 import { registerCronFunctions } from './functions.js';
 import { LockHealth } from './lock-health.js';
 import { TickRunner } from './tick-runner.js';
@@ -16,7 +17,7 @@ export interface CronWorker {
 }
 
 export async function startCronWorker(client: SvcClient, logger: Logger, config: CronConfig): Promise<CronWorker> {
-  const adapter = createLockAdapter(config, logger);
+  const adapter = await createLockAdapter(config, logger);
   await adapter.start();
   const health = new LockHealth(adapter.name, logger);
   const runner = new TickRunner(client, adapter, health, logger);
@@ -31,6 +32,7 @@ export async function startCronWorker(client: SvcClient, logger: Logger, config:
     triggers,
   );
   registerCronFunctions(client, { triggers, runner, health, adapter });
+  await client.synced(); // registered at the engine before the line below says so
   logger.info({ adapter: adapter.name, distributed: adapter.distributed }, 'svc-cron ready');
   let closed = false;
   return {

@@ -3,14 +3,12 @@
  * store's health and counters) and `cron::trigger {id}` (fire a binding now, the console's "Trigger Now"; it takes
  * no lock: it is an explicit request, served by whichever svc-cron replica the engine routes it to).
  */
-import { InvocationError, type SvcClient } from '@svc/sdk';
+import { ErrorCode, InvocationError, type SvcClient } from '@svc/sdk';
 import type { CronLockAdapter } from './adapters/types.js';
 import type { LockHealth } from './lock-health.js';
 import type { TickRunner } from './tick-runner.js';
 import type { CronTriggers } from './triggers.js';
-
-export const CRON_JOB_NOT_FOUND = 'cron_job_not_found';
-export const INVALID_ARGUMENTS = 'INVALID_ARGUMENTS';
+import { CronErrorCode } from './error-codes.js';
 
 const fail = (code: string, message: string): never => {
   throw new InvocationError({ code, message });
@@ -52,10 +50,10 @@ export function registerCronFunctions(
     async (input: unknown) => {
       const id = typeof input === 'object' && input !== null ? (input as { id?: unknown }).id : undefined;
       if (typeof id !== 'string' || id === '') {
-        return fail(INVALID_ARGUMENTS, 'cron::trigger needs { id: <cron trigger id> } (see cron::list)');
+        return fail(ErrorCode.InvalidArguments, 'cron::trigger needs { id: <cron trigger id> } (see cron::list)');
       }
       const job = deps.triggers.jobs.get(id);
-      if (!job) return fail(CRON_JOB_NOT_FOUND, `no cron trigger with id '${id}' (see cron::list)`);
+      if (!job) return fail(CronErrorCode.CronJobNotFound, `no cron trigger with id '${id}' (see cron::list)`);
       const now = Date.now();
       const result = await deps.runner.fire(job, now);
       return { ...result.payload, function_id: job.binding.function_id, fired: result.fired };

@@ -3,6 +3,7 @@
  * were not run meanwhile (fail closed: RELIABILITY.md scenario 19). One log line per outage, not one per tick.
  */
 import type { Logger } from 'pino';
+import { CronErrorCode } from './error-codes.js';
 
 export class LockHealth {
   available = true;
@@ -25,7 +26,7 @@ export class LockHealth {
     this.outages++;
     this.downSince = Date.now();
     this.logger.error(
-      { adapter: this.adapterName, err: this.lastError, code: 'lock_store_unavailable' },
+      { adapter: this.adapterName, err: this.lastError, code: CronErrorCode.LockStoreUnavailable },
       'cron lock store unavailable: no cron job runs until it is back (fail closed)',
     );
   }

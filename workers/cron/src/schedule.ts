@@ -10,11 +10,10 @@
  * than the dialect (day of week 8, expressions that can never fire).
  */
 import { Cron } from 'croner';
-
-export const INVALID_CRON_EXPRESSION = 'invalid_cron_expression';
+import { CronErrorCode } from './error-codes.js';
 
 export class CronExpressionError extends Error {
-  readonly code = INVALID_CRON_EXPRESSION;
+  readonly code = CronErrorCode.InvalidCronExpression;
   constructor(message: string) {
     super(message);
     this.name = 'CronExpressionError';
@@ -69,7 +68,7 @@ function parseValue(token: string, spec: FieldSpec): number | string {
     }
     return value;
   }
-  const nameIndex = spec.names?.indexOf(token.toUpperCase() as never) ?? -1;
+  const nameIndex = spec.names?.indexOf(token.toUpperCase()) ?? -1;
   if (nameIndex >= 0) return nameIndex + 1;
   return `'${token}' is not a number${spec.names ? ` or a name (${spec.names[0]}-${spec.names.at(-1)})` : ''}`;
 }

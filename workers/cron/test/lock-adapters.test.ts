@@ -118,7 +118,8 @@ describe('KvCronAdapter file_based', () => {
     open.push(second);
     await second.start();
     expect(await second.claim('job', 42)).toBeNull();
-    expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
+    // The claim file is a SQLite database (better-sqlite3), as svc-state's and svc-stream's file stores are.
+    expect(readFileSync(file).subarray(0, 15).toString()).toBe('SQLite format 3');
   });
 
   it('sets a corrupt file aside instead of trusting it', async () => {
@@ -137,8 +138,9 @@ describe('KvCronAdapter file_based', () => {
     );
     open.push(adapter);
     await adapter.start();
-    expect(existsSync(file)).toBe(false);
+    // The old content is kept aside; the file itself is a fresh lock database.
     expect(readdirSync(dir).some((f) => f.startsWith('locks.json.corrupt-'))).toBe(true);
+    expect(existsSync(file)).toBe(true);
     expect(await adapter.claim('k', 1)).not.toBeNull();
   });
 });

@@ -3,11 +3,13 @@
  * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures
  * surface as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
  */
-import { InvocationError, type SvcClient, type UpdateOpError } from '@svc/sdk';
+import { InvocationError, type HandlerContext, type SvcClient, type UpdateOpError } from '@svc/sdk';
 import type { JsonValue, StateAdapter } from './adapters/types.js';
 import type { TriggerDispatcher } from './dispatcher.js';
 import { fieldsOf, nameField, opsField, valueField } from './input.js';
 import { updateMutation } from './update-mutation.js';
+import { withWriteTrace } from './write-trace.js';
+import { StateErrorCode } from './error-codes.js';
 
 export interface StateFunctionsOptions {
   adapter: StateAdapter;
@@ -36,21 +38,23 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const fields = fieldsOf('state::get', payload);
       const scope = nameField('state::get', fields, 'scope');
       const key = nameField('state::get', fields, 'key');
-      return storeCall('state::get', 'GET_ERROR', 'get value', () => adapter.get(scope, key));
+      return storeCall('state::get', StateErrorCode.GetError, 'get value', () => adapter.get(scope, key));
     },
     { description: 'Get a value from state (no result when the key is missing)' },
   );
 
   client.registerFunction(
     'state::set',
-    async (payload: unknown) => {
+    async (payload: unknown, ctx: HandlerContext) => {
       const fields = fieldsOf('state::set', payload);
       const scope = nameField('state::set', fields, 'scope');
       const key = nameField('state::set', fields, 'key');
       const value = valueField('state::set', fields);
       checkSize('state::set', value);
       const result = await admitted(dispatcher, () =>
-        storeCall('state::set', 'SET_ERROR', 'set value', () => adapter.set(scope, key, value)),
+        storeCall('state::set', StateErrorCode.SetError, 'set value', () =>
+          withWriteTrace(ctx.traceparent, () => adapter.set(scope, key, value)),
+        ),
       );
       return { old_value: result.old_value ?? null, new_value: result.new_value };
     },
@@ -59,12 +63,14 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
 
   client.registerFunction(
     'state::delete',
-    async (payload: unknown) => {
+    async (payload: unknown, ctx: HandlerContext) => {
       const fields = fieldsOf('state::delete', payload);
       const scope = nameField('state::delete', fields, 'scope');
       const key = nameField('state::delete', fields, 'key');
       return admitted(dispatcher, () =>
-        storeCall('state::delete', 'DELETE_ERROR', 'delete value', () => adapter.delete(scope, key)),
+        storeCall('state::delete', StateErrorCode.DeleteError, 'delete value', () =>
+          withWriteTrace(ctx.traceparent, () => adapter.delete(scope, key)),
+        ),
       );
     },
     { description: 'Delete a value from state; returns the previous value (no result when there was none)' },
@@ -72,7 +78,7 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
 
   client.registerFunction(
     'state::update',
-    async (payload: unknown) => {
+    async (payload: unknown, ctx: HandlerContext) => {
       const fields = fieldsOf('state::update', payload);
       const scope = nameField('state::update', fields, 'scope');
       const key = nameField('state::update', fields, 'key');
@@ -86,7 +92,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       };
       const mutate = Object.assign(checked, { ops });
       const result = await admitted(dispatcher, () =>
-        storeCall('state::update', 'UPDATE_ERROR', 'update value', () => adapter.update(scope, key, mutate)),
+        storeCall('state::update', StateErrorCode.UpdateError, 'update value', () =>
+          withWriteTrace(ctx.traceparent, () => adapter.update(scope, key, mutate)),
+        ),
       );
       const opErrors = result.errors ?? errors;
       return {
@@ -102,7 +110,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
     'state::list',
     async (payload: unknown) => {
       const scope = nameField('state::list', fieldsOf('state::list', payload), 'scope');
-      const entries = await storeCall('state::list', 'LIST_ERROR', 'list values', () => adapter.list(scope));
+      const entries = await storeCall('state::list', StateErrorCode.ListError, 'list values', () =>
+        adapter.list(scope),
+      );
       return entries.map((entry) => entry.value);
     },
     { description: 'Every value in a scope, ordered by key' },
@@ -112,7 +122,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
     'state::list_entries',
     async (payload: unknown) => {
       const scope = nameField('state::list_entries', fieldsOf('state::list_entries', payload), 'scope');
-      const entries = await storeCall('state::list_entries', 'LIST_ERROR', 'list entries', () => adapter.list(scope));
+      const entries = await storeCall('state::list_entries', StateErrorCode.ListError, 'list entries', () =>
+        adapter.list(scope),
+      );
       return { entries };
     },
     { description: 'Every {key, value} of a scope, ordered by key (for the console: state::list has no keys)' },
@@ -121,7 +133,7 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
   client.registerFunction(
     'state::list_groups',
     async () => {
-      const groups = await storeCall('state::list_groups', 'LIST_GROUPS_ERROR', 'list groups', () =>
+      const groups = await storeCall('state::list_groups', StateErrorCode.ListGroupsError, 'list groups', () =>
         adapter.listGroups(),
       );
       return { groups };
@@ -145,7 +157,7 @@ function sizeCheck(maxValueBytes: number) {
     const bytes = Buffer.byteLength(JSON.stringify(value));
     if (bytes <= maxValueBytes) return;
     throw new InvocationError({
-      code: 'VALUE_TOO_LARGE',
+      code: StateErrorCode.ValueTooLarge,
       message: `${functionId}: the value is ${bytes} bytes of JSON; max_value_bytes is ${maxValueBytes}. Store a smaller value or raise max_value_bytes.`,
       function_id: functionId,
     });

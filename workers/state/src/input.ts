@@ -2,7 +2,7 @@
  * Validation of `state::*` inputs (untrusted: they come from any worker). Every problem is an `INVALID_ARGUMENTS`
  * error that names the field and says what is expected; nothing reaches the store before its input passed here.
  */
-import { InvocationError, parseUpdateOp, type UpdateOp } from '@svc/sdk';
+import { ErrorCode, InvocationError, parseUpdateOp, type UpdateOp } from '@svc/sdk';
 import type { JsonValue } from './adapters/types.js';
 
 /** Deepest nesting a stored value may have (deeper JSON is refused rather than risking the stack). */
@@ -16,7 +16,7 @@ type Fields = Record<string, unknown>;
 
 export function invalid(functionId: string, message: string): InvocationError {
   return new InvocationError({
-    code: 'INVALID_ARGUMENTS',
+    code: ErrorCode.InvalidArguments,
     message: `${functionId}: ${message}`,
     function_id: functionId,
   });

@@ -1,37 +1,8 @@
 #!/usr/bin/env node
 /**
- * svc-state: the `state::*` functions and the `state` trigger type, over the store named in the config. Spawned by
- * the engine (`SVC_URL`, `SVC_MODULE_CONFIG`, `SVC_SUPERVISED=1`) or started by hand the same way.
+ * The svc-state executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
+ * and it is current (`@svc/config-kit/bundle`).
  */
-import { runCapabilityWorker } from '@svc/sdk';
-import { createAdapter, describeAdapter } from './adapters/index.js';
-import { readStateConfig } from './config.js';
-import { TriggerDispatcher } from './dispatcher.js';
-import { registerStateFunctions } from './functions.js';
-import { StateTriggers } from './triggers.js';
+import { workerProgram } from '@svc/config-kit/bundle';
 
-const config = readStateConfig();
-
-await runCapabilityWorker({
-  name: 'svc-state',
-  async start(client, logger) {
-    const adapter = createAdapter(config.adapter, logger);
-    await adapter.start();
-    const dispatcher = new TriggerDispatcher(config.max_pending_triggers, logger);
-    const triggers = new StateTriggers(client, dispatcher, {
-      timeoutMs: config.trigger_timeout_ms,
-      maxPending: config.max_pending_triggers,
-      logger,
-    });
-    adapter.onChange((change) => triggers.onChange(change));
-    triggers.register();
-    registerStateFunctions(client, { adapter, dispatcher, maxValueBytes: config.max_value_bytes });
-    logger.info({ adapter: describeAdapter(config.adapter) }, 'svc-state ready');
-    return {
-      async close() {
-        await adapter.close();
-        await dispatcher.drain(2000);
-      },
-    };
-  },
-});
+await import(workerProgram(import.meta.url));

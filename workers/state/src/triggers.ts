@@ -4,6 +4,7 @@
  * change this process made is matched against the bindings the engine handed over and delivered through the
  * dispatcher (commit order per key, bounded). The SDK's `fireTrigger` applies `condition_function_id`.
  */
+import { currentWriteTrace } from './write-trace.js';
 import type { Logger } from 'pino';
 import type { SvcClient, TriggerBinding } from '@svc/sdk';
 import type { StateChange } from './adapters/types.js';
@@ -61,12 +62,13 @@ export class StateTriggers {
   onChange(change: StateChange): void {
     if (this.bindings.size === 0) return;
     const payload = { type: 'state', ...change };
+    const traceparent = currentWriteTrace();
     for (const binding of this.bindings.values()) {
       if (!matches(binding.config, change)) continue;
       this.dispatcher.dispatch({
         chain: `${binding.id}\u0000${change.scope}\u0000${change.key}`,
         run: async () => {
-          await this.client.fireTrigger(binding, payload, { timeoutMs: this.options.timeoutMs });
+          await this.client.fireTrigger(binding, payload, { timeoutMs: this.options.timeoutMs, traceparent });
         },
       });
     }

@@ -168,10 +168,10 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
           const start = seen.length;
           const results = writes.map(([op, key, arg]) =>
             s.schedule(Promise.resolve(), `${op} ${key}`).then(async () => {
-              if (op === 'set') return { written: true, ...(await store.set(scope, key, arg as never)) };
+              if (op === 'set') return { written: true, ...(await store.set(scope, key, arg)) };
               if (op === 'delete') return { written: (await store.delete(scope, key)) !== undefined };
               if (op === 'get') return { written: false, read: { key, value: await store.get(scope, key) } };
-              return store.update(scope, key, opsMutation(arg as never));
+              return store.update(scope, key, opsMutation(arg));
             }),
           );
           await s.waitAll();

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import type { SvcClient } from '@svc/sdk';
+import { ClientErrorCode, ErrorCode, type SvcClient } from '@svc/sdk';
 import type { AuthDecision } from './server/client-server.js';
 import type { StreamAuthInput } from './server/auth-input.js';
+import { StreamErrorCode } from './error-codes.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -19,7 +20,11 @@ export function decide(result: unknown): AuthDecision {
   return { allow: true, context: result.context ?? null };
 }
 
-const TIMEOUT_CODES = new Set(['TIMEOUT', 'invocation_timeout', 'auth_timeout']);
+const TIMEOUT_CODES = new Set<string>([
+  ClientErrorCode.Timeout,
+  ErrorCode.InvocationTimeout,
+  StreamErrorCode.AuthTimeout,
+]);
 
 /**
  * Calls `functionId` for each upgrade request, bounded by `timeoutMs`: a denial gives 401, a failure 500, no answer
@@ -30,7 +35,7 @@ export function createAuthenticator(client: SvcClient, functionId: string, timeo
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(Object.assign(new Error('auth function timed out'), { code: 'auth_timeout' })),
+        () => reject(Object.assign(new Error('auth function timed out'), { code: StreamErrorCode.AuthTimeout })),
         timeoutMs,
       );
     });

@@ -1,6 +1,6 @@
 /**
  * Frame timestamps (epoch ms) that strictly increase within this process. Stream clients drop an item frame whose
- * timestamp is not greater than the previous one (PROTOCOL.md §10 4.4 #6), so two changes in the same millisecond
+ * timestamp is not greater than the previous one (docs/protocol.md §6), so two changes in the same millisecond
  * would lose the second. The clock runs ahead of the wall clock by at most `MAX_LEAD_MS` under a sustained burst of
  * more than 1,000 frames per second; beyond that it falls back to the wall clock.
  */

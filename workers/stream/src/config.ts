@@ -1,56 +1,106 @@
-import type { Logger } from 'pino';
-import { STREAM_ADAPTERS, type StreamAdapterConfig, type StreamConfig } from '@svc/config';
-import { FileStreamAdapter } from './adapters/file.js';
-import { MemoryStreamAdapter } from './adapters/memory.js';
-import { RedisStreamAdapter } from './adapters/redis.js';
-import type { StreamAdapter } from './adapters/types.js';
-import type { ClientServerOptions } from './server/client-server.js';
+/**
+ * svc-stream's config: the `config:` object of `modules::stream::StreamModule` / `svc-stream` (SPEC.md "Stream
+ * module"). The engine validates it with this schema at start-up (@svc/config's catalogue imports it from
+ * `@svc/worker-stream/config`) and the worker reads it with the same schema.
+ */
+import { z } from 'zod';
+import {
+  adapterSchema,
+  bridgeConfigSchema,
+  kvStoreShape,
+  nonNegativeIntSchema,
+  portSchema,
+  positiveIntSchema,
+  kvserverUrlSchema,
+  readModuleConfig,
+  requireFilePath,
+} from '@svc/config-kit';
 
-export { streamConfigSchema, type StreamConfig } from '@svc/config';
+export const STREAM_ADAPTERS = {
+  kvStore: 'modules::stream::adapters::KvStore',
+  kvserver: 'modules::stream::adapters::KvserverAdapter',
+  bridge: 'modules::stream::adapters::Bridge',
+} as const;
 
-/** Builds the adapter the config names (not started). */
-export function createAdapter(config: StreamAdapterConfig, logger: Logger): StreamAdapter {
-  switch (config.class) {
-    case STREAM_ADAPTERS.kvStore: {
-      const c = config.config;
-      if (c.store_method === 'in_memory') {
-        logger.warn('stream adapter KvStore in_memory: data is lost on restart; do not use in production');
-        return new MemoryStreamAdapter();
-      }
-      return new FileStreamAdapter({
-        dir: c.file_path ?? 'data/stream',
-        saveIntervalMs: c.save_interval_ms,
-        onFlushError: (err) => logger.error({ err }, 'stream file store: flush failed; will retry'),
-      });
-    }
-    case STREAM_ADAPTERS.kvserver:
-      return new RedisStreamAdapter({
-        url: config.config.kvserver_url,
-        keyPrefix: config.config.key_prefix,
-        onError: (err) => logger.warn({ err }, 'stream kvserver adapter error'),
-      });
-    case STREAM_ADAPTERS.bridge:
-      throw new Error(unsupportedAdapter(config) ?? 'unsupported adapter');
-  }
-}
+/** Like the shared KvStore keys, but `save_interval_ms: 0` is allowed: it writes every change before answering. */
+export const streamKvStoreConfigSchema = z
+  .object({
+    ...kvStoreShape,
+    save_interval_ms: nonNegativeIntSchema
+      .default(5000)
+      .describe('How often changes are written to the file, in ms; 0 writes each change before answering.'),
+  })
+  .strict()
+  .superRefine(requireFilePath);
 
-/** A config error for an adapter class svc-stream does not implement, or undefined when it does. */
-export function unsupportedAdapter(config: StreamAdapterConfig): string | undefined {
-  if (config.class !== STREAM_ADAPTERS.bridge) return undefined;
-  return `adapter.class: ${STREAM_ADAPTERS.bridge} is not supported by svc-stream yet; use ${STREAM_ADAPTERS.kvStore} or ${STREAM_ADAPTERS.kvserver}`;
-}
+export const streamKvserverConfigSchema = z
+  .object({
+    kvserver_url: kvserverUrlSchema,
+    key_prefix: z
+      .string()
+      .default('')
+      .describe('Prepended to every key and to the events channel, so several deployments can share one Redis.'),
+  })
+  .strict();
 
-export function serverOptions(config: StreamConfig): ClientServerOptions {
-  return {
-    port: config.port,
-    host: config.host,
-    maxMessageBytes: config.max_message_bytes,
-    maxBufferedBytes: config.max_buffered_bytes,
-    maxMessagesPerSecond: config.max_messages_per_second,
-    maxMissedPongs: config.max_missed_pongs,
-    maxSubscriptions: config.max_subscriptions_per_connection,
-    pingIntervalMs: config.ping_interval_ms,
-    handshakeTimeoutMs: config.handshake_timeout_ms,
-    allowedOrigins: config.allowed_origins,
-  };
+export const streamAdapterSchema = z.discriminatedUnion('class', [
+  adapterSchema(STREAM_ADAPTERS.kvStore, streamKvStoreConfigSchema),
+  adapterSchema(STREAM_ADAPTERS.kvserver, streamKvserverConfigSchema),
+  adapterSchema(STREAM_ADAPTERS.bridge, bridgeConfigSchema),
+]);
+
+export const streamConfigSchema = z
+  .object({
+    port: portSchema.default(3112).describe('Listen port of the client WebSocket server (0 picks a free one).'),
+    host: z.string().min(1).default('0.0.0.0').describe('Listen address of the client WebSocket server.'),
+    auth_function: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('Function validating connection and subscription requests; null or omitted allows all.'),
+    adapter: streamAdapterSchema.describe(
+      'The store: `class` picks it (one of the classes below), `config` holds its keys.',
+    ),
+    auth_timeout_ms: positiveIntSchema
+      .default(5000)
+      .describe('How long the auth function may take before the connection is refused (503).'),
+    join_timeout_ms: positiveIntSchema
+      .default(5000)
+      .describe('How long each `stream:join` handler may take before the join is refused.'),
+    max_message_bytes: positiveIntSchema
+      .default(64 * 1024)
+      .describe('Largest client frame; a bigger one closes the socket with 1009.'),
+    max_buffered_bytes: positiveIntSchema
+      .default(4 * 1024 * 1024)
+      .describe("Cap on a client's unsent data; a client that stops reading past it is disconnected (1013)."),
+    max_messages_per_second: positiveIntSchema
+      .default(100)
+      .describe('Client frames per second (burst of the same size); beyond it the socket is closed with 1008.'),
+    max_subscriptions_per_connection: positiveIntSchema
+      .default(1024)
+      .describe('Subscriptions one socket may hold; a join beyond it closes the socket with 1008.'),
+    ping_interval_ms: positiveIntSchema
+      .default(30_000)
+      .describe('Interval of server pings; a client that misses `max_missed_pongs` in a row is dropped.'),
+    max_missed_pongs: positiveIntSchema
+      .default(2)
+      .describe('Server pings a client may leave unanswered in a row before it is dropped.'),
+    handshake_timeout_ms: positiveIntSchema
+      .default(10_000)
+      .describe('Time a client has to send its complete upgrade request.'),
+    allowed_origins: z
+      .array(z.string().min(1))
+      .nullable()
+      .default(null)
+      .describe('`Origin` values allowed to connect (403 otherwise); null allows any, and requests without Origin.'),
+  })
+  .strict();
+
+export type StreamAdapterConfig = z.infer<typeof streamAdapterSchema>;
+export type StreamConfig = z.infer<typeof streamConfigSchema>;
+
+/** Reads `--config <file>` or `SVC_MODULE_CONFIG`; exits with a message naming the bad key otherwise. */
+export function readStreamConfig(): StreamConfig {
+  return readModuleConfig('svc-stream', streamConfigSchema);
 }

@@ -21,7 +21,7 @@ function functionIds(payload: unknown): string[] {
 
 /**
  * Which streams have a custom implementation: a function named `stream::<op>(<stream_name>)` registered by any
- * worker takes precedence over the adapter for that op and stream (PROTOCOL.md §4.1). Kept current from
+ * worker takes precedence over the adapter for that op and stream (docs/protocol.md §4). Kept current from
  * `engine::functions::list` at start and the `engine::functions-available` trigger afterwards.
  */
 export class CustomStreams {

@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { InvocationError, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
+import { nameFits, tooLongMessage } from './limits.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
+import { StreamErrorCode } from './error-codes.js';
 
 /** Most ops in one `stream::update` (as `state::update`). */
 const MAX_OPS = 1000;
 
-const name = z.string().min(1);
-const groupInput = z.object({ stream_name: name, group_id: name });
-const itemInput = groupInput.extend({ item_id: name });
+/** A non-empty name of at most MAX_NAME_BYTES bytes; the error names the field. */
+const name = (field: string) =>
+  z
+    .string()
+    .min(1)
+    .refine(nameFits, { message: tooLongMessage(field) });
+const groupInput = z.object({ stream_name: name('stream_name'), group_id: name('group_id') });
+const itemInput = groupInput.extend({ item_id: name('item_id') });
 const setInput = itemInput.extend({ data: z.unknown() });
 /** One op, checked by the SDK's rules (the same as `state::update`); a malformed op fails the whole call. */
 const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
@@ -19,14 +26,25 @@ const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
   return z.NEVER;
 });
 const updateInput = itemInput.extend({ ops: z.array(updateOp).max(MAX_OPS) });
-const listGroupsInput = z.object({ stream_name: name });
-const sendInput = groupInput.extend({ id: z.string().nullish(), type: name, data: z.unknown() });
+const listGroupsInput = z.object({ stream_name: name('stream_name') });
+const sendInput = groupInput.extend({
+  id: z
+    .string()
+    .refine(nameFits, { message: tooLongMessage('id') })
+    .nullish(),
+  type: name('type'),
+  data: z.unknown(),
+});
 
 function parse<S extends z.ZodType>(functionId: string, schema: S, payload: unknown): z.output<S> {
   const result = schema.safeParse(payload ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-  throw new InvocationError({ code: 'invalid_input', message: `${functionId}: ${problems}`, function_id: functionId });
+  throw new InvocationError({
+    code: StreamErrorCode.InvalidInput,
+    message: `${functionId}: ${problems}`,
+    function_id: functionId,
+  });
 }
 
 /** Keeps a stable code (`stream_adapter_closed`, `stream_update_conflict`, ...) on the wire for the caller. */
@@ -44,7 +62,7 @@ const itemKey = (i: z.output<typeof itemInput>) => ({
 });
 
 /**
- * Registers the `stream::*` functions (PROTOCOL.md §4.1). Every write hands its change event to `onChange` (the
+ * Registers the `stream::*` functions (docs/protocol.md §4). Every write hands its change event to `onChange` (the
  * local `stream` triggers); the adapter's feed takes it to the clients of every process.
  */
 export function registerStreamFunctions(

@@ -1,56 +1,8 @@
 #!/usr/bin/env node
 /**
- * svc-stream: `stream::*` functions, the `stream`, `stream:join` and `stream:leave` trigger types, and the client
- * WebSocket server (PROTOCOL.md §10). Spawned by the engine, or started by hand with `SVC_URL` and
- * `SVC_MODULE_CONFIG` / `--config`.
+ * The svc-stream executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
+ * and it is current (`@svc/config-kit/bundle`).
  */
-import { readModuleConfig } from '@svc/config';
-import { runCapabilityWorker } from '@svc/sdk';
-import { createAuthenticator } from './auth.js';
-import { createAdapter, serverOptions, streamConfigSchema } from './config.js';
-import { registerStreamFunctions } from './functions.js';
-import { StreamClientServer } from './server/client-server.js';
-import { StreamTriggers } from './triggers.js';
-import { CustomStreams } from './custom-streams.js';
-import { StreamStore } from './store.js';
+import { workerProgram } from '@svc/config-kit/bundle';
 
-const config = readModuleConfig('svc-stream', streamConfigSchema);
-
-await runCapabilityWorker({
-  name: 'svc-stream',
-  async start(client, logger) {
-    const adapter = createAdapter(config.adapter, logger);
-    await adapter.start();
-    const triggers = new StreamTriggers(client, logger, config.join_timeout_ms);
-    triggers.register();
-    const custom = new CustomStreams(client, logger);
-    await custom.start();
-    const store = new StreamStore(adapter, custom);
-    registerStreamFunctions(client, store, adapter, (message) => triggers.fireChange(message));
-    const authFunction = config.auth_function;
-    const server = new StreamClientServer(
-      serverOptions(config),
-      adapter,
-      {
-        ...(authFunction
-          ? { authenticate: createAuthenticator(client, authFunction, config.auth_timeout_ms, logger) }
-          : {}),
-        authorizeJoin: (event) => triggers.authorizeJoin(event),
-        notifyLeave: (event) => triggers.notifyLeave(event),
-        snapshot: (request) => store.snapshot(request),
-      },
-      logger,
-    );
-    const port = await server.start().catch(async (error: unknown) => {
-      await adapter.close();
-      throw error;
-    });
-    logger.info({ port, host: config.host, adapter: adapter.name }, 'stream client socket listening');
-    return {
-      async close() {
-        await server.close();
-        await adapter.close();
-      },
-    };
-  },
-});
+await import(workerProgram(import.meta.url));

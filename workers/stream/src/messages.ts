@@ -1,8 +1,9 @@
 /**
- * The frames of the stream client socket (PROTOCOL.md §10.2), field for field as they are on the wire: camelCase
+ * The frames of the stream client socket (docs/protocol.md §6), field for field as they are on the wire: camelCase
  * envelope, `type` tags in lowercase, `id` always present (null for group-level frames).
  */
 import { frameTimestamp } from './clock.js';
+import { nameFits } from './limits.js';
 
 /** The body of a server → client frame. */
 export type StreamEvent =
@@ -58,5 +59,7 @@ export function parseClientMessage(text: string): ClientMessage | undefined {
     return undefined;
   }
   if (id !== undefined && id !== null && typeof id !== 'string') return undefined;
+  // Names over the limit could never have been written (stream::set refuses them): nothing to join.
+  if (![subscriptionId, streamName, groupId, id ?? ''].every(nameFits)) return undefined;
   return { type: raw.type, data: { subscriptionId, streamName, groupId, id: id ?? null } };
 }

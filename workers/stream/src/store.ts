@@ -34,7 +34,7 @@ export class StreamStore {
   async list(stream_name: string, group_id: string): Promise<unknown[]> {
     if (this.custom?.has('list', stream_name)) {
       const items = await this.custom.call<unknown>('list', stream_name, { stream_name, group_id });
-      return Array.isArray(items) ? items : [];
+      return Array.isArray(items) ? (items as unknown[]) : [];
     }
     return this.adapter.list(stream_name, group_id);
   }
@@ -75,7 +75,10 @@ export class StreamStore {
   async update(key: ItemKey, ops: UpdateOp[]): Promise<UpdateResult & Change> {
     if (!this.custom?.has('update', key.stream_name)) {
       // Stored items are JSON: the adapters keep them as JSON text and hand back what they parsed.
-      const apply = (current: unknown) => applyUpdateOps(current as JsonValue | undefined, ops);
+      // The ops ride along for an adapter that forwards them instead of applying them (the bridge).
+      const apply = Object.assign((current: unknown) => applyUpdateOps(current as JsonValue | undefined, ops), {
+        ops,
+      });
       return this.adapter.update(key.stream_name, key.group_id, key.item_id, apply);
     }
     const result = await this.custom.call<unknown>('update', key.stream_name, { ...key, ops });

@@ -53,7 +53,7 @@ function matches(filter: ChangeFilter, message: StreamWrapperMessage): boolean {
  * The three trigger types svc-stream provides. `stream` fires on the process that made the change (the payload is
  * the wrapper frame); `stream:join` handlers decide each join (any `{unauthorized: true}`, error or timeout refuses
  * it); `stream:leave` handlers are told of every leave, their results ignored. A join/leave binding applies to every
- * stream unless its config names a `stream_name` (the original engine ignored that key, PROTOCOL.md §10.2 2.4;
+ * stream unless its config names a `stream_name` (the original engine ignored that key, docs/protocol.md §6;
  * handlers written for it branch on `stream_name` themselves and work the same here).
  */
 export class StreamTriggers {

@@ -8,26 +8,58 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeStreamAdapter } from '../src/adapters/bridge.js';
 import { FileStreamAdapter } from '../src/adapters/file.js';
 import { MemoryStreamAdapter } from '../src/adapters/memory.js';
 import { RedisStreamAdapter } from '../src/adapters/redis.js';
 import type { StreamAdapter } from '../src/adapters/types.js';
 import type { StreamWrapperMessage } from '../src/messages.js';
-import { applyUpdateOps, type JsonValue } from '@svc/sdk';
+import { applyUpdateOps, type JsonValue, type UpdateOp } from '@svc/sdk';
+import { spawnWorker, startEngine, waitForFunction, type Child, type EngineProcess } from '../../../test/harness.js';
+import { namespaced } from './support/namespaced-adapter.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-stream-adapters-'));
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const runId = `svc-test-${process.pid}-${Date.now()}:`;
 let fileCount = 0;
 
+/** The bridged engine: a real engine with svc-stream (in memory) that the Bridge adapter forwards to. */
+let remote: { engine: EngineProcess; stream: Child } | undefined;
+
 const factories: Record<string, () => StreamAdapter> = {
   memory: () => new MemoryStreamAdapter(),
   file: () => new FileStreamAdapter({ dir: join(dir, `s${fileCount++}`), saveIntervalMs: 50 }),
   redis: () => new RedisStreamAdapter({ url: REDIS_URL, keyPrefix: `${runId}${fileCount++}:` }),
+  bridge: () =>
+    namespaced(
+      new BridgeStreamAdapter({ url: remote?.engine.url ?? 'ws://127.0.0.1:1', logger: pino({ level: 'silent' }) }),
+      `b${fileCount++}.`,
+    ),
 };
 
+/** An update as svc-stream's store builds it: the function, with the ops it applies attached. */
+function opsUpdate(ops: UpdateOp[]) {
+  return Object.assign((cur: unknown) => applyUpdateOps(cur as JsonValue | undefined, ops), { ops });
+}
+
+beforeAll(async () => {
+  const engine = await startEngine({ readyTimeoutMs: 60_000 });
+  const stream = spawnWorker('workers/stream/dist/main.js', {
+    SVC_URL: engine.url,
+    SVC_MODULE_CONFIG: JSON.stringify({
+      port: 0,
+      adapter: { class: 'modules::stream::adapters::KvStore', config: { store_method: 'in_memory' } },
+    }),
+  });
+  remote = { engine, stream };
+  await waitForFunction(engine.url, 'stream::list_all', 60_000);
+}, 150_000);
+
 afterAll(async () => {
+  await remote?.stream.stop();
+  await remote?.engine.stop();
   rmSync(dir, { recursive: true, force: true });
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${runId}*`);
@@ -102,9 +134,7 @@ for (const [name, make] of Object.entries(factories)) {
       const a = await start();
       const seen = collect(a);
       await a.set('s', 'g', 'i', { id: 'i', v: 1 });
-      await a.update('s', 'g', 'i', (cur) =>
-        applyUpdateOps(cur as JsonValue | undefined, [{ type: 'increment' as const, path: 'v', by: 2 }]),
-      );
+      await a.update('s', 'g', 'i', opsUpdate([{ type: 'increment', path: 'v', by: 2 }]));
       await a.delete('s', 'g', 'i');
       await a.delete('s', 'g', 'i'); // missing: no event
       await a.publish({
@@ -127,13 +157,13 @@ for (const [name, make] of Object.entries(factories)) {
     it('update that applies no op neither writes nor emits', async () => {
       const a = await start();
       const seen = collect(a);
-      const bad = [{ type: 'remove' as const, path: '__proto__' }];
-      const missing = await a.update('s', 'g', 'none', (c) => applyUpdateOps(c as JsonValue | undefined, bad));
+      const bad: UpdateOp[] = [{ type: 'remove', path: '__proto__' }];
+      const missing = await a.update('s', 'g', 'none', opsUpdate(bad));
       expect(missing).toMatchObject({ old_value: null, new_value: null, message: undefined });
       expect(missing.errors).toHaveLength(1);
       expect(await a.get('s', 'g', 'none')).toBeUndefined();
       await a.set('s', 'g', 'i', { n: 1 });
-      const kept = await a.update('s', 'g', 'i', (c) => applyUpdateOps(c as JsonValue | undefined, bad));
+      const kept = await a.update('s', 'g', 'i', opsUpdate(bad));
       expect(kept).toMatchObject({ old_value: { n: 1 }, new_value: { n: 1 }, message: undefined });
       await until(() => seen.length >= 1);
       await new Promise((r) => setTimeout(r, 50));
@@ -142,12 +172,8 @@ for (const [name, make] of Object.entries(factories)) {
 
     it('update applies ops atomically under concurrency (no lost increments)', async () => {
       const a = await start();
-      const ops = [{ type: 'increment' as const, path: 'n', by: 1 }];
-      await Promise.all(
-        Array.from({ length: 40 }, () =>
-          a.update('s', 'g', 'counter', (c) => applyUpdateOps(c as JsonValue | undefined, ops)),
-        ),
-      );
+      const ops: UpdateOp[] = [{ type: 'increment', path: 'n', by: 1 }];
+      await Promise.all(Array.from({ length: 40 }, () => a.update('s', 'g', 'counter', opsUpdate(ops))));
       expect(await a.get('s', 'g', 'counter')).toEqual({ n: 40 });
     });
 
@@ -175,9 +201,7 @@ for (const [name, make] of Object.entries(factories)) {
               await a.delete('s', c.group, c.key);
               if (model.delete(id)) events++;
             } else {
-              await a.update('s', c.group, c.key, (cur) =>
-                applyUpdateOps(cur as JsonValue | undefined, [{ type: 'increment', path: 'v', by: c.by }]),
-              );
+              await a.update('s', c.group, c.key, opsUpdate([{ type: 'increment', path: 'v', by: c.by }]));
               model.set(id, { v: (model.get(id)?.v ?? 0) + c.by });
               events++;
             }

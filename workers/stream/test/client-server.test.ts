@@ -1,5 +1,5 @@
 /**
- * The client socket server on its own (real sockets, real `ws` clients, the in-memory adapter): PROTOCOL.md §10
+ * The client socket server on its own (real sockets, real `ws` clients, the in-memory adapter): docs/protocol.md §6
  * routing and the limits of RELIABILITY.md scenarios 23–26 and 28. The auth function and join/leave handlers
  * through the engine are covered by test/e2e/stream-*.test.ts.
  */
@@ -54,7 +54,7 @@ async function client(url: string, options: ConstructorParameters<typeof WebSock
   const ws = new WebSocket(url, options);
   sockets.push(ws);
   const frames: Frame[] = [];
-  ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as Frame));
+  ws.on('message', (data) => frames.push(JSON.parse((data as Buffer).toString()) as Frame));
   ws.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
     ws.once('open', resolve);
@@ -94,7 +94,7 @@ function status(url: string, headers: Record<string, string> = {}): Promise<numb
   });
 }
 
-describe('stream client socket: routing (PROTOCOL.md §10.2)', () => {
+describe('stream client socket: routing (docs/protocol.md §6)', () => {
   it('syncs on join, then routes changes to group and item subscriptions, once per matching subscription', async () => {
     const { adapter, url } = await startServer();
     await adapter.set('todo', 'inbox', 'a', { id: 'a', title: 'milk' });

@@ -1,24 +1,16 @@
 /**
  * `modules::cron::KvCronAdapter`: tick claims in this process's memory, optionally saved to a file every
  * `save_interval_ms` so that a restart within `lock_ttl_ms` does not run a tick the previous process already ran.
- * Claims are local to one process: two svc-cron processes with this adapter each run every tick (SPEC.md).
+ * Claims are local to one process: two svc-cron processes with this adapter each run every tick (docs/scaling.md).
  *
- * Owns: the claim table and the save timer. `close()` stops the timer and writes the file one last time.
- * The file is written to a temporary name, fsynced and renamed over the old one, so a crash leaves either the old
- * or the new file, never a torn one; a file that does not parse is set aside (renamed `.corrupt-<time>`) rather
- * than trusted.
+ * Owns: the claim table, the save timer and the claim file (claim-file.ts: SQLite, replaced in one transaction,
+ * a file that is not a lock database set aside). `close()` stops the timer, saves one last time, closes the file.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KvCronConfig } from '@svc/config';
+import type { KvCronConfig } from '../config.js';
+import { ClaimFile, type Claim } from './claim-file.js';
 import { tickKey, type CronLease, type CronLockAdapter } from './types.js';
-
-interface Claim {
-  token: string;
-  expiresAt: number;
-}
 
 export class KvCronAdapter implements CronLockAdapter {
   readonly name = 'modules::cron::KvCronAdapter';
@@ -28,6 +20,7 @@ export class KvCronAdapter implements CronLockAdapter {
   private dirty = false;
   private closed = false;
   private lastSweep = 0;
+  private file: ClaimFile | undefined;
 
   constructor(
     private readonly config: KvCronConfig,
@@ -69,6 +62,7 @@ export class KvCronAdapter implements CronLockAdapter {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.saveIfDirty();
+    this.file?.close();
   }
 
   private get persistent(): boolean {
@@ -81,73 +75,19 @@ export class KvCronAdapter implements CronLockAdapter {
   }
 
   private load(): void {
-    const file = this.config.file_path!;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    const parsed = parseClaims(text);
-    if (parsed === undefined) {
-      const aside = `${file}.corrupt-${Date.now()}`;
-      renameSync(file, aside);
-      this.logger.warn({ file, aside }, 'cron lock file does not parse; set it aside and starting with no claims');
-      return;
-    }
-    const now = this.now();
-    for (const [key, claim] of parsed) if (claim.expiresAt > now) this.claims.set(key, claim);
+    this.file = new ClaimFile(this.config.file_path!, this.logger);
+    for (const [key, claim] of this.file.open(this.now())) this.claims.set(key, claim);
   }
 
   private saveIfDirty(): void {
-    if (!this.dirty || !this.persistent) return;
-    const file = this.config.file_path!;
+    if (!this.dirty || !this.file) return;
     this.sweep(this.now());
     try {
-      writeAtomically(file, JSON.stringify({ version: 1, claims: Object.fromEntries(this.claims) }));
+      this.file.save(this.claims);
       this.dirty = false;
     } catch (err) {
+      const file = this.config.file_path;
       this.logger.error({ err, file }, 'cannot save cron lock file; claims stay in memory and saving is retried');
     }
   }
-}
-
-function writeAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  const fd = openSync(tmp, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  const dir = openSync(dirname(file), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
-/** Validates the file's shape; returns undefined when it is not what we wrote. */
-function parseClaims(text: string): Map<string, Claim> | undefined {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof doc !== 'object' || doc === null) return undefined;
-  const claims = (doc as { claims?: unknown }).claims;
-  if (typeof claims !== 'object' || claims === null) return undefined;
-  const out = new Map<string, Claim>();
-  for (const [key, value] of Object.entries(claims)) {
-    const { token, expiresAt } = (value ?? {}) as { token?: unknown; expiresAt?: unknown };
-    if (typeof token !== 'string' || typeof expiresAt !== 'number') return undefined;
-    out.set(key, { token, expiresAt });
-  }
-  return out;
 }

@@ -13,6 +13,7 @@
  * timer, flushes what must be flushed and closes the connection; claims held in a shared store stay until they
  * expire.
  */
+import { CronErrorCode } from '../error-codes.js';
 
 export interface CronLease {
   readonly key: string;
@@ -36,10 +37,8 @@ export interface CronLockAdapter {
   close(): Promise<void>;
 }
 
-export const LOCK_STORE_UNAVAILABLE = 'lock_store_unavailable';
-
 export class LockStoreUnavailableError extends Error {
-  readonly code = LOCK_STORE_UNAVAILABLE;
+  readonly code = CronErrorCode.LockStoreUnavailable;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'LockStoreUnavailableError';

@@ -23,6 +23,7 @@ import {
   type UpdateResult,
   type WriteResult,
 } from './types.js';
+import { StateErrorCode } from '../error-codes.js';
 
 export interface BridgeAdapterOptions {
   url: string;
@@ -56,7 +57,12 @@ export class BridgeAdapter implements StateAdapter {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
-          reject(new StoreError('store_open_failed', `engine ${this.options.url} not reachable in ${timeoutMs} ms`)),
+          reject(
+            new StoreError(
+              StateErrorCode.StoreOpenFailed,
+              `engine ${this.options.url} not reachable in ${timeoutMs} ms`,
+            ),
+          ),
         timeoutMs,
       );
     });
@@ -90,7 +96,10 @@ export class BridgeAdapter implements StateAdapter {
 
   async update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult> {
     if (mutate.ops === undefined) {
-      throw new StoreError('update_unsupported', 'the bridge store forwards update ops; this update has none');
+      throw new StoreError(
+        StateErrorCode.UpdateUnsupported,
+        'the bridge store forwards update ops; this update has none',
+      );
     }
     const result = await this.call<RemoteUpdate>('state::update', { scope, key, ops: mutate.ops });
     const old = result.old_value ?? undefined;

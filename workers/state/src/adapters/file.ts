@@ -25,6 +25,7 @@ import {
   type UpdateResult,
   type WriteResult,
 } from './types.js';
+import { StateErrorCode } from '../error-codes.js';
 
 export interface FileAdapterOptions {
   filePath: string;
@@ -76,7 +77,7 @@ export class FileAdapter implements StateAdapter {
     } catch (err) {
       db.close();
       const hint = 'restore it from a backup or move it aside to start empty';
-      throw new StoreError('store_open_failed', `cannot open state file ${path}: ${String(err)}; ${hint}`, {
+      throw new StoreError(StateErrorCode.StoreOpenFailed, `cannot open state file ${path}: ${String(err)}; ${hint}`, {
         cause: err,
       });
     }
@@ -160,7 +161,7 @@ export class FileAdapter implements StateAdapter {
     if (this.closed || this.db === undefined) return Promise.reject(closedError());
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ run, resolve: resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -186,7 +187,8 @@ export class FileAdapter implements StateAdapter {
     }
     batch.forEach((write, index) => {
       const outcome = outcomes[index];
-      if (outcome === undefined) return write.reject(new StoreError('store_io_error', 'write lost in batch'));
+      if (outcome === undefined)
+        return write.reject(new StoreError(StateErrorCode.StoreIoError, 'write lost in batch'));
       if (!outcome.ok) return write.reject(outcome.err);
       if (outcome.change !== undefined) this.feed.emit(outcome.change);
       write.resolve(outcome.result);
@@ -197,9 +199,13 @@ export class FileAdapter implements StateAdapter {
     const code = (err as { code?: unknown }).code;
     const message = `writing the state file ${this.options.filePath} failed (${String(err)})`;
     if (typeof code === 'string' && /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|CANTOPEN)/.test(code)) {
-      this.failure = new StoreError('store_failed', `${message}; restart svc-state once the disk is fixed`, {
-        cause: err,
-      });
+      this.failure = new StoreError(
+        StateErrorCode.StoreFailed,
+        `${message}; restart svc-state once the disk is fixed`,
+        {
+          cause: err,
+        },
+      );
       this.options.logger?.error({ err }, 'state file failed; refusing further writes until restart');
     }
   }
@@ -234,8 +240,10 @@ function syncDirectory(dir: string): void {
 }
 
 /** An input error thrown by `mutate` marks this write as failed; an SQL error propagates and aborts the batch. */
-class MutationFailed {
-  constructor(readonly err: unknown) {}
+class MutationFailed extends Error {
+  constructor(readonly err: unknown) {
+    super('the update function failed');
+  }
 }
 
 function mutateOutsideSql(mutate: Mutation, old: JsonValue | undefined): JsonValue | undefined {

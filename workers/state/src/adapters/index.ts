@@ -1,24 +1,31 @@
-/** Picks the store named by `adapter.class` in the config. */
-import { STATE_ADAPTERS, type StateAdapterConfig } from '@svc/config';
+/**
+ * Picks the store named by `adapter.class` in the config. Each store's module (and its client: SQLite, Redis, the
+ * bridge's SDK client) is imported only when the config names it.
+ */
+import { STATE_ADAPTERS, type StateAdapterConfig } from '../config.js';
 import type { Logger } from 'pino';
-import { FileAdapter } from './file.js';
-import { MemoryAdapter } from './memory.js';
-import { RedisAdapter } from './redis.js';
 import type { StateAdapter } from './types.js';
-import { BridgeAdapter } from './bridge.js';
 
-export function createAdapter(config: StateAdapterConfig, logger: Logger): StateAdapter {
+export async function createAdapter(config: StateAdapterConfig, logger: Logger): Promise<StateAdapter> {
   switch (config.class) {
     case STATE_ADAPTERS.kvStore: {
       const { store_method, file_path, save_interval_ms } = config.config;
-      if (store_method === 'in_memory') return new MemoryAdapter(logger);
+      if (store_method === 'in_memory') {
+        const { MemoryAdapter } = await import('./memory.js');
+        return new MemoryAdapter(logger);
+      }
+      const { FileAdapter } = await import('./file.js');
       // The schema guarantees file_path for file_based stores.
       return new FileAdapter({ filePath: file_path as string, saveIntervalMs: save_interval_ms, logger });
     }
-    case STATE_ADAPTERS.kvserver:
+    case STATE_ADAPTERS.kvserver: {
+      const { RedisAdapter } = await import('./redis.js');
       return new RedisAdapter({ url: config.config.kvserver_url, keyPrefix: config.config.key_prefix, logger });
-    case STATE_ADAPTERS.bridge:
+    }
+    case STATE_ADAPTERS.bridge: {
+      const { BridgeAdapter } = await import('./bridge.js');
       return new BridgeAdapter({ url: config.config.bridge_url, logger });
+    }
   }
 }
 

@@ -25,6 +25,7 @@ import {
   type UpdateResult,
   type WriteResult,
 } from './types.js';
+import { StateErrorCode } from '../error-codes.js';
 
 export interface RedisAdapterOptions {
   url: string;
@@ -60,9 +61,13 @@ export class RedisAdapter implements StateAdapter {
       await this.redis.connect();
     } catch (err) {
       this.redis.disconnect();
-      throw new StoreError('store_open_failed', `cannot connect to ${redactUrl(this.options.url)}: ${String(err)}`, {
-        cause: err,
-      });
+      throw new StoreError(
+        StateErrorCode.StoreOpenFailed,
+        `cannot connect to ${redactUrl(this.options.url)}: ${String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
 
@@ -104,7 +109,7 @@ export class RedisAdapter implements StateAdapter {
       }
     }
     throw new StoreError(
-      'update_conflict',
+      StateErrorCode.UpdateConflict,
       `state::update of ${scope}/${key} lost the race ${MAX_CAS_ATTEMPTS} times in a row; retry later`,
     );
   }

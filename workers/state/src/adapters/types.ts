@@ -19,6 +19,7 @@
  * durable as far as the backend promises (file: already at commit; Redis: in Redis), timers are cleared and every
  * handle and connection is released. Calls made after `close()` reject with code `adapter_closed`.
  */
+import { StateErrorCode } from '../error-codes.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -95,5 +96,5 @@ export class StoreError extends Error {
 }
 
 export function closedError(): StoreError {
-  return new StoreError('adapter_closed', 'the state store is closed; restart svc-state to use it again');
+  return new StoreError(StateErrorCode.AdapterClosed, 'the state store is closed; restart svc-state to use it again');
 }

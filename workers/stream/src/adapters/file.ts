@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemoryStreamAdapter, putItem } from './memory.js';
+import { StreamErrorCode } from '../error-codes.js';
 
 export interface FileAdapterOptions {
   /** The directory of the store (created when missing); the data is `<dir>/stream.sqlite`. */
@@ -49,7 +50,7 @@ export class FileStreamAdapter extends MemoryStreamAdapter {
           `stream file store ${file} is in use by another process (${(error as Error).message}); give each ` +
             'svc-stream its own file_path, or share streams with KvserverAdapter',
         ),
-        { code: 'store_open_failed' },
+        { code: StreamErrorCode.StoreOpenFailed },
       );
     }
     db.exec(

@@ -126,8 +126,8 @@ export function putItem(items: Items, stream: string, group: string, item: strin
     if (groups.size === 0) items.delete(stream);
     return;
   }
-  if (!groups) items.set(stream, (groups = new Map()));
+  if (!groups) items.set(stream, (groups = new Map<string, Map<string, string>>()));
   let entries = groups.get(group);
-  if (!entries) groups.set(group, (entries = new Map()));
+  if (!entries) groups.set(group, (entries = new Map<string, string>()));
   entries.set(item, raw);
 }

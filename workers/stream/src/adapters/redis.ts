@@ -5,6 +5,7 @@ import { parseWrapperMessage } from '../wrapper-guard.js';
 import type { UpdateOutcome } from '@svc/sdk';
 import type { ChangeListener, StreamAdapter, StreamMetadata } from './types.js';
 import { AdapterClosedError } from './types.js';
+import { StreamErrorCode } from '../error-codes.js';
 
 export interface RedisAdapterOptions {
   url: string;
@@ -193,7 +194,7 @@ export class RedisStreamAdapter implements StreamAdapter {
       if (done !== null) return { ...result, message };
     }
     throw Object.assign(new Error(`stream::update gave up after ${MAX_UPDATE_ATTEMPTS} conflicting attempts; retry`), {
-      code: 'stream_update_conflict',
+      code: StreamErrorCode.StreamUpdateConflict,
     });
   }
 

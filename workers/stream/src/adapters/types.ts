@@ -1,5 +1,6 @@
 import type { StreamWrapperMessage } from '../messages.js';
 import type { UpdateOpError, UpdateOutcome } from '@svc/sdk';
+import { StreamErrorCode } from '../error-codes.js';
 
 export interface SetResult {
   old_value: unknown;
@@ -70,7 +71,7 @@ export interface StreamAdapter {
 }
 
 export class AdapterClosedError extends Error {
-  readonly code = 'stream_adapter_closed';
+  readonly code = StreamErrorCode.StreamAdapterClosed;
   constructor(name: string) {
     super(`the ${name} stream adapter is closed; the worker is shutting down`);
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-/** What the `auth_function` is called with (PROTOCOL.md §10.1 1.2). */
+/** What the `auth_function` is called with (docs/protocol.md §6). */
 export interface StreamAuthInput {
   headers: Record<string, string>;
   path: string;

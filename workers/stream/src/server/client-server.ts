@@ -48,7 +48,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /**
- * The client WebSocket server (PROTOCOL.md §10): `ws://<host>:<port>/`, auth before the upgrade, join/leave with a
+ * The client WebSocket server (docs/protocol.md §6): `ws://<host>:<port>/`, auth before the upgrade, join/leave with a
  * sync snapshot, and every change from the adapter's feed pushed to the matching subscriptions of this process.
  * `close()` stops listening, closes every client with 1001 and stops the ping timer; it is idempotent.
  */

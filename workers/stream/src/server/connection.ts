@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import { frameTimestamp } from '../clock.js';
 import { parseClientMessage, wrap, type SubscriptionRequest } from '../messages.js';
+import { OutgoingFrame } from './frame.js';
 import type { FrameSink } from './subscriptions.js';
-import { corkUntilTurnEnds } from './write-batch.js';
+import { corkUntilTurnEnds, rawSocket } from './write-batch.js';
 
 export interface ConnectionLimits {
   maxBufferedBytes: number;
@@ -44,6 +45,12 @@ export class ClientConnection implements FrameSink {
   private lastRefill = Date.now();
   private missedPongs = 0;
   private closed = false;
+  /**
+   * True when no extension was negotiated (the server offers none): every frame this socket sends is a plain
+   * frame, so a shared pre-encoded frame can be written to the TCP socket directly, between whole frames of ws's
+   * own (pings, close). With an extension, frames go through `ws.send`.
+   */
+  private readonly direct: boolean;
 
   constructor(
     private readonly socket: WebSocket,
@@ -53,6 +60,7 @@ export class ClientConnection implements FrameSink {
     private readonly logger: Logger,
   ) {
     this.tokens = limits.maxMessagesPerSecond;
+    this.direct = socket.extensions === '';
     socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     socket.on('pong', () => (this.missedPongs = 0));
     socket.on('close', () => this.onClose());
@@ -65,19 +73,27 @@ export class ClientConnection implements FrameSink {
     return this.subscriptions.size;
   }
 
-  sendFrame(frame: Buffer): void {
+  sendFrame(frame: OutgoingFrame): void {
     if (this.closed || this.socket.readyState !== WebSocket.OPEN) return;
-    if (this.socket.bufferedAmount + frame.length > this.limits.maxBufferedBytes) {
-      this.logger.warn({ connection: this.id, buffered: this.socket.bufferedAmount }, 'disconnecting a slow client');
+    const tcp = this.direct ? rawSocket(this.socket) : undefined;
+    const buffered = tcp !== undefined ? tcp.writableLength : this.socket.bufferedAmount;
+    if (buffered + frame.payload.length > this.limits.maxBufferedBytes) {
+      this.logger.warn({ connection: this.id, buffered }, 'disconnecting a slow client');
       this.drop(CLOSE.tryAgainLater, 'slow consumer: unsent data over the limit');
       return;
     }
-    corkUntilTurnEnds(this.socket);
-    this.socket.send(frame, { binary: false });
+    if (tcp !== undefined) {
+      corkUntilTurnEnds(tcp);
+      tcp.write(frame.wireBytes);
+    } else {
+      const socket = rawSocket(this.socket);
+      if (socket !== undefined) corkUntilTurnEnds(socket);
+      this.socket.send(frame.payload, { binary: false });
+    }
   }
 
   private sendJson(value: unknown): void {
-    this.sendFrame(Buffer.from(JSON.stringify(value)));
+    this.sendFrame(OutgoingFrame.json(value));
   }
 
   /** Called on every ping tick: drops a client that missed too many pongs, else pings it. */
@@ -153,13 +169,13 @@ export class ClientConnection implements FrameSink {
       const frame = { ...wrap(request.streamName, request.groupId, request.id, { type: 'sync', data }), timestamp };
       this.sendJson(frame);
     } catch (error) {
-      // As PROTOCOL.md §10.2 2.2: no sync frame when the read fails; the subscription stays.
+      // As docs/protocol.md §6: no sync frame when the read fails; the subscription stays.
       this.logger.error({ err: error, stream: request.streamName, group: request.groupId }, 'sync read failed');
     }
   }
 
   private leave(request: SubscriptionRequest): void {
-    // The leave handlers run for any leave, known subscription or not (PROTOCOL.md §10.2 2.1).
+    // The leave handlers run for any leave, known subscription or not (docs/protocol.md §6).
     this.host.notifyLeave(this, request);
     const entry = this.subscriptions.get(request.subscriptionId);
     entry?.remove();

@@ -1,9 +1,10 @@
 import type { StreamWrapperMessage, SubscriptionRequest } from '../messages.js';
+import { OutgoingFrame } from './frame.js';
 
 /** Something that can receive a serialized frame: a client connection. */
 export interface FrameSink {
-  /** `frame` is the UTF-8 JSON of one text frame; it is shared by every sink and must not be modified. */
-  sendFrame(frame: Buffer): void;
+  /** `frame` is one text message, shared by every sink (its buffers must not be modified). */
+  sendFrame(frame: OutgoingFrame): void;
 }
 
 interface Entry {
@@ -13,7 +14,7 @@ interface Entry {
 
 /**
  * Every live subscription of this process, indexed by (stream, group) so a change reaches its subscribers without
- * scanning the others. Routing follows PROTOCOL.md §10.2 2.3: a group subscription gets every frame of its group,
+ * scanning the others. Routing follows docs/protocol.md §6: a group subscription gets every frame of its group,
  * an item subscription only frames whose `id` is its item; a socket with N matching subscriptions gets N copies.
  */
 export class SubscriptionIndex {
@@ -53,11 +54,11 @@ export class SubscriptionIndex {
   deliver(message: StreamWrapperMessage): number {
     const entries = this.byGroup.get(SubscriptionIndex.key(message.streamName, message.groupId));
     if (!entries) return 0;
-    let frame: Buffer | undefined;
+    let frame: OutgoingFrame | undefined;
     let sent = 0;
     for (const { sink, request } of entries) {
       if (request.id !== null && request.id !== message.id) continue;
-      frame ??= Buffer.from(JSON.stringify(message));
+      frame ??= OutgoingFrame.json(message);
       sink.sendFrame(frame);
       sent++;
     }

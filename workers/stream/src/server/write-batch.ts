@@ -6,7 +6,7 @@ import type { WebSocket } from 'ws';
  * first frame corks the client's TCP socket, and every corked socket is uncorked once the current work is done
  * (`process.nextTick`, after the promise jobs of the turn). Under load, when several changes reach svc-stream in one
  * read from the engine, a client gets them in one write instead of one system call each. Order is unchanged, and
- * `bufferedAmount` still counts what is held.
+ * the socket's `writableLength` (and ws's `bufferedAmount`) still counts what is held.
  */
 const corked = new Set<Duplex>();
 let scheduled = false;
@@ -18,13 +18,12 @@ function flush(): void {
 }
 
 /** The TCP socket under a `ws` WebSocket (ws keeps it as `_socket`; absent on a socket that is not connected). */
-function rawSocket(ws: WebSocket): Duplex | undefined {
+export function rawSocket(ws: WebSocket): Duplex | undefined {
   return (ws as unknown as { _socket?: Duplex })._socket;
 }
 
-export function corkUntilTurnEnds(ws: WebSocket): void {
-  const socket = rawSocket(ws);
-  if (!socket || corked.has(socket) || socket.destroyed) return;
+export function corkUntilTurnEnds(socket: Duplex): void {
+  if (corked.has(socket) || socket.destroyed) return;
   socket.cork();
   corked.add(socket);
   if (!scheduled) {
