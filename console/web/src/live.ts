@@ -1,0 +1,106 @@
+/**
+ * Live updates over the stream socket (`/ws/streams`, proxied by the console server to svc-stream). One socket per
+ * page; it reconnects with a growing delay. `useLive(types, onEvent)` listens to the console's own live stream
+ * (`svc:console`/`live`: topology, queues, traces); `useStreamGroup` follows any stream group's items.
+ */
+import { useEffect, useRef, useState } from 'react';
+
+const LIVE_STREAM = 'svc:console';
+const LIVE_GROUP = 'live';
+
+export interface StreamFrame {
+  streamName: string;
+  groupId: string;
+  id: string | null;
+  event: { type: string; data?: unknown; event?: { type: string; data: unknown } };
+}
+
+type Handler = (frame: StreamFrame) => void;
+
+function subscribe(
+  streamName: string,
+  groupId: string,
+  onFrame: Handler,
+  onOpen?: (open: boolean) => void,
+): () => void {
+  let socket: WebSocket | undefined;
+  let closed = false;
+  let delay = 500;
+  let timer: number | undefined;
+  const subscriptionId = `console-${Math.random().toString(36).slice(2)}`;
+  const connect = (): void => {
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/streams`;
+    socket = new WebSocket(url);
+    socket.onopen = () => {
+      delay = 500;
+      onOpen?.(true);
+      socket?.send(JSON.stringify({ type: 'join', data: { subscriptionId, streamName, groupId } }));
+    };
+    socket.onmessage = (msg) => {
+      const frame = parse(msg.data);
+      if (frame && frame.streamName === streamName && frame.groupId === groupId) onFrame(frame);
+    };
+    socket.onclose = () => {
+      onOpen?.(false);
+      if (closed) return;
+      timer = window.setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 10000);
+    };
+  };
+  connect();
+  return () => {
+    closed = true;
+    window.clearTimeout(timer);
+    socket?.close();
+  };
+}
+
+function parse(data: unknown): StreamFrame | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    const frame = JSON.parse(data) as Partial<StreamFrame> & { type?: string };
+    return frame.type === 'stream' && frame.event ? (frame as StreamFrame) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `onEvent` for each live event of one of `types`; returns whether the live socket is open. */
+export function useLive(types: string[], onEvent: (type: string, data: unknown) => void): boolean {
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  const [open, setOpen] = useState(false);
+  const key = types.join(',');
+  useEffect(
+    () =>
+      subscribe(
+        LIVE_STREAM,
+        LIVE_GROUP,
+        (frame) => {
+          const custom = frame.event.event;
+          if (frame.event.type === 'event' && custom && key.split(',').includes(custom.type)) {
+            handler.current(custom.type, custom.data);
+          }
+        },
+        setOpen,
+      ),
+    [key],
+  );
+  return open;
+}
+
+/** Follows a stream group: the items keyed by id, kept current by sync/create/update/delete frames. */
+export function useStreamGroup(
+  streamName: string | undefined,
+  groupId: string | undefined,
+  onFrame: (frame: StreamFrame) => void,
+): boolean {
+  const handler = useRef(onFrame);
+  handler.current = onFrame;
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!streamName || !groupId) return undefined;
+    return subscribe(streamName, groupId, (frame) => handler.current(frame), setOpen);
+  }, [streamName, groupId]);
+  return open;
+}
