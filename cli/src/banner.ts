@@ -1,6 +1,6 @@
 /** The short human-readable ready banner (stderr): engine URL, ports, workers, modules, config file. */
 import type { DeepReadonly, SvcConfig } from '@svc/config';
-import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
+import { openListenerWarnings, type RunningSvc, type WorkerStatus } from '@svc/engine/run';
 
 export interface BannerInput {
   running: RunningSvc;
@@ -15,6 +15,10 @@ export function formatBanner({ running, workers, source, readyMs, config }: Bann
     `svc ready in ${readyMs} ms`,
     `  engine   ${running.engine.url}  (workers connect here; port ${running.engine.port})`,
   ];
+  for (const listener of running.engine.listeners.slice(1)) {
+    const rules = [listener.rbac ? 'rbac' : '', listener.middleware ? 'middleware' : ''].filter(Boolean).join(', ');
+    lines.push(`  listener ${listener.url}  (${listener.name}${rules ? `; ${rules}` : ''})`);
+  }
   for (const entry of config.modules) {
     const port = (entry.config as { port?: unknown }).port;
     if (typeof port === 'number' && entry.class === 'modules::api::RestApiModule') lines.push(`  http     :${port}`);
@@ -25,7 +29,7 @@ export function formatBanner({ running, workers, source, readyMs, config }: Bann
     lines.push(`  workers  ${shown.join(', ')}`);
   }
   if (running.modules.length > 0) lines.push(`  modules  ${running.modules.join(', ')}`);
-  for (const skipped of running.skipped) lines.push(`  skipped  ${skipped.class}: ${skipped.reason}`);
   lines.push(`  config   ${source}`);
+  for (const warning of openListenerWarnings(running.engine.listeners)) lines.push(`  WARNING  ${warning}`);
   return `${lines.join('\n')}\n`;
 }

@@ -2,15 +2,21 @@
  * `svc [-c path]`: load the config (flag, ./svc-config.yaml, or the embedded default), start the engine with its
  * modules and supervised capability workers, print the ready banner, and stop everything on SIGTERM/SIGINT.
  */
-import pino, { type Logger } from 'pino';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type LoadedConfig } from '@svc/config';
-import type { RunningSvc } from '@svc/engine/run';
+import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
+import { consoleLogger } from '../console-logger.js';
 import { EXIT } from '../exit-codes.js';
+import { startupFailureMessage } from '../start/startup-failure.js';
 
 export interface StartArgs {
   configPath: string | undefined;
 }
+
+/** Set once svc is stopping (a signal, or a failed start-up). */
+let stopping = false;
 
 export async function startCommand(args: StartArgs): Promise<number | undefined> {
   const startedAt = performance.now();
@@ -25,7 +31,7 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
     throw err;
   }
   const { config, source, warnings } = loaded;
-  const logger = pino({ name: 'svc', level: config.log_level });
+  const logger = consoleLogger('svc', config.log_level);
   logger.info(
     { config_file: source.path, source: source.kind },
     `using config file ${source.path} (${describeSource(source.kind)})`,
@@ -43,14 +49,11 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   try {
     // The engine is loaded only once the config is valid, so a config error answers at once.
     const { runSvc } = await import('@svc/engine/run');
-    running = await runSvc(config, { logger });
+    running = await runSvc(config, { logger, dataDir: resolve(process.env['SVC_DATA_DIR'] || './data') });
   } catch (err) {
-    const hint =
-      (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? `; port ${config.port} is taken by another process: stop it, or set another port: in ${source.path}`
-        : '';
-    logger.fatal({ err }, `svc failed to start: ${(err as Error).message}${hint}`);
-    process.stderr.write(`svc: failed to start: ${(err as Error).message}${hint}\n`);
+    const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? config.port : undefined;
+    logger.fatal({ err }, `svc failed to start: ${(err as Error).message}`);
+    process.stderr.write(startupFailureMessage('engine', (err as Error).message, source, taken));
     return EXIT.error;
   } finally {
     process.off('SIGTERM', onEarlySignal);
@@ -63,6 +66,8 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   }
   const workers = await running.waitForWorkers();
   if (stopping) return undefined;
+  const failed = workers.filter((w) => w.state === 'failed');
+  if (failed.length > 0) return failStartup(running, failed, source, logger);
   const readyMs = Math.round(performance.now() - startedAt);
   logger.info(
     {
@@ -83,6 +88,23 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   return undefined;
 }
 
+/** A capability worker that could not start fails start-up: its reason, then everything started is stopped. */
+async function failStartup(
+  running: RunningSvc,
+  failed: WorkerStatus[],
+  source: LoadedConfig['source'],
+  logger: Logger,
+): Promise<number> {
+  stopping = true;
+  for (const worker of failed) {
+    const reason = worker.reason ?? 'it exited before it was ready';
+    logger.fatal({ worker: worker.name, reason }, `svc failed to start: ${worker.name} could not start: ${reason}`);
+    process.stderr.write(startupFailureMessage(worker.name, reason, source));
+  }
+  await running.close().catch((err: unknown) => logger.error({ err }, 'stopping after a failed start-up'));
+  return EXIT.error;
+}
+
 function describeSource(kind: LoadedConfig['source']['kind']): string {
   switch (kind) {
     case 'flag':
@@ -97,8 +119,6 @@ function describeSource(kind: LoadedConfig['source']['kind']): string {
 }
 
 /** First signal: orderly stop (children get SIGTERM, then SIGKILL after the grace period). Second: exit now. */
-let stopping = false;
-
 function installShutdown(running: RunningSvc, logger: Logger, graceMs: number): (signal: NodeJS.Signals) => void {
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {

@@ -1,79 +1,64 @@
 /**
  * `svc trigger <function_id> [key=value …] [--json '{…}'] [--address host] [--port n] [--timeout-ms n]`: connects
  * as an ordinary SDK worker, invokes synchronously, prints the JSON result on stdout. On an error prints
- * `{code, message}` on stderr and exits 1 (3 on a timeout, 4 when the engine cannot be reached).
+ * `{code, message}` on stderr and exits 1 (3 on a timeout, 4 when the engine cannot be reached). An unknown
+ * function id gets the closest registered ids ("did you mean"). `--address` may list several engines of one
+ * cluster (`ws://a:49134,ws://b:49134`): the first one that answers is used.
  */
-import pino from 'pino';
-import { InvocationError, registerWorker } from '@svc/sdk';
+import { ClientErrorCode, ErrorCode, InvocationError, type SvcClient } from '@svc/sdk/core';
+import { EngineUnreachable, printError, withEngine } from '../engine-session.js';
+import { CliErrorCode } from '../error-codes.js';
 import { EXIT } from '../exit-codes.js';
+import { closest } from '../suggest.js';
 
 export interface TriggerArgs {
   functionId: string;
   payload: unknown;
-  address: string;
-  port: number;
+  url: string;
   timeoutMs: number;
 }
 
-/** How long `svc trigger` waits to reach the engine before giving up. */
-const CONNECT_TIMEOUT_MS = 5000;
-
 export async function triggerCommand(args: TriggerArgs): Promise<number> {
-  const url =
-    args.address.startsWith('ws://') || args.address.startsWith('wss://')
-      ? args.address
-      : `ws://${args.address}:${args.port}`;
-  let gaveUp: (() => void) | undefined;
-  const unreachable = new Promise<false>((resolve) => {
-    gaveUp = () => resolve(false);
-  });
-  const client = registerWorker(url, {
-    workerName: 'svc-cli',
-    logger: pino({ level: 'silent' }),
-    invocationTimeoutMs: args.timeoutMs,
-    reconnectionConfig: { maxRetries: 0 },
-    onConnectionStateChange: (state) => {
-      if (!state.connected && !state.willReconnect) gaveUp?.();
-    },
-  });
-  let connectTimer: NodeJS.Timeout | undefined;
   try {
-    const connected = await Promise.race([
-      client.ready().then(() => true),
-      unreachable,
-      new Promise<false>((resolve) => {
-        connectTimer = setTimeout(() => resolve(false), CONNECT_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(connectTimer);
-    if (!connected) {
-      printError('engine_unreachable', `cannot reach the engine at ${url}; is svc running? (check --address/--port)`);
-      return EXIT.unreachable;
-    }
-    const result = await client.trigger({
-      function_id: args.functionId,
-      payload: args.payload,
-      timeoutMs: args.timeoutMs,
-    });
+    const result = await withEngine(args.url, args.timeoutMs, (client) => invoke(client, args));
     process.stdout.write(`${JSON.stringify(result ?? null, null, 2)}\n`);
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof InvocationError) {
-      const prefix = `${err.code}: `;
-      const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-      printError(err.code, message, err.stacktrace);
-      return err.code === 'TIMEOUT' || err.code === 'invocation_timeout' ? EXIT.timeout : EXIT.error;
+    if (err instanceof EngineUnreachable) {
+      printError(err.code, err.message);
+      return EXIT.unreachable;
     }
-    printError('trigger_failed', (err as Error).message);
+    if (err instanceof InvocationError) {
+      printError(err.code, err.detail, err.stacktrace);
+      return err.code === ClientErrorCode.Timeout || err.code === ErrorCode.InvocationTimeout
+        ? EXIT.timeout
+        : EXIT.error;
+    }
+    printError(CliErrorCode.TriggerFailed, (err as Error).message);
     return EXIT.error;
-  } finally {
-    clearTimeout(connectTimer);
-    await Promise.race([client.shutdown().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   }
 }
 
-function printError(code: string, message: string, stacktrace?: string): void {
-  const body: Record<string, string> = { code, message };
-  if (stacktrace) body['stacktrace'] = stacktrace;
-  process.stderr.write(`${JSON.stringify(body)}\n`);
+async function invoke(client: SvcClient, args: TriggerArgs): Promise<unknown> {
+  try {
+    return await client.trigger({ function_id: args.functionId, payload: args.payload, timeoutMs: args.timeoutMs });
+  } catch (err) {
+    if (!(err instanceof InvocationError) || err.code !== ErrorCode.FunctionNotFound) throw err;
+    const hint = await suggestion(client, args.functionId);
+    if (!hint) throw err;
+    throw new InvocationError({ code: err.code, message: `${err.detail}; ${hint}` });
+  }
+}
+
+async function suggestion(client: SvcClient, functionId: string): Promise<string | undefined> {
+  try {
+    const answer = await client.trigger({ function_id: 'engine::functions::list', payload: {}, timeoutMs: 5000 });
+    const list = (answer as { functions?: { function_id?: unknown }[] } | null)?.functions ?? [];
+    const ids = list.map((f) => f.function_id).filter((id): id is string => typeof id === 'string');
+    const near = closest(functionId, ids);
+    if (near.length === 0) return undefined;
+    return `did you mean ${near.map((id) => `'${id}'`).join(' or ')}? (svc functions lists them all)`;
+  } catch {
+    return undefined;
+  }
 }
