@@ -200,7 +200,7 @@ function probe(url: string): Promise<boolean> {
       ws.terminate();
       resolveProbe(ok);
     };
-    ws.on('message', (data) => done(String(data).includes('"workerregistered"')));
+    ws.on('message', (data) => done((data as Buffer).toString().includes('"workerregistered"')));
     ws.on('error', () => done(false));
     ws.on('close', () => done(false));
   });
@@ -227,7 +227,12 @@ export function rawCall(
       ws.send(JSON.stringify({ type: 'invokefunction', invocation_id: invocationId, function_id: functionId, data }));
     });
     ws.on('message', (raw) => {
-      const msg = JSON.parse(String(raw)) as { type: string; invocation_id?: string; result?: unknown; error?: never };
+      const msg = JSON.parse((raw as Buffer).toString()) as {
+        type: string;
+        invocation_id?: string;
+        result?: unknown;
+        error?: never;
+      };
       if (msg.type !== 'invocationresult' || msg.invocation_id !== invocationId) return;
       clearTimeout(timer);
       ws.close();

@@ -28,7 +28,7 @@ async function functionWorkers(id: string): Promise<number> {
 beforeAll(async () => {
   // a fast heartbeat so a half-open worker is found within ~1.5 s
   engine = await startEngine({ config: { heartbeat_interval_ms: 300, heartbeat_timeout_ms: 1000 } });
-  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'failures-caller' } as never);
+  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'failures-caller' });
 });
 
 afterAll(async () => {

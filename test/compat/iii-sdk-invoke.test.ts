@@ -17,7 +17,7 @@ beforeAll(async () => {
   engine = await startEngine();
   executor = spawnWorker('test/compat/fixtures/iii-worker.mjs', { SVC_URL: engine.url, FN_PREFIX: 'inv' });
   await executor.waitForOutput(/ready /);
-  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'compat-caller' } as never);
+  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'compat-caller' });
 });
 
 afterAll(async () => {

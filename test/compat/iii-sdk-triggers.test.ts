@@ -33,7 +33,7 @@ beforeAll(async () => {
     otel: { enabled: false },
     workerName: 'trigger-owner',
     reconnectionConfig: { initialDelayMs: 100, maxDelayMs: 300 },
-  } as never);
+  });
   owner.registerFunction('owner::handler', async (data: unknown) => {
     fired.push(data);
     return { handled: true };

@@ -34,7 +34,7 @@ beforeAll(async () => {
       });
     });
   });
-  iii = registerIii(engine.url, { otel: { enabled: false }, workerName: 'iii-caller' } as never);
+  iii = registerIii(engine.url, { otel: { enabled: false }, workerName: 'iii-caller' });
   await Promise.all([ours.ready(), iiiExecutor.waitForOutput(/ready /)]);
 });
 
@@ -75,7 +75,7 @@ describe('cancellation reaches our SDK executor', () => {
 
   it('when the caller disconnects, the handler signal fires', async () => {
     const before = aborted.length;
-    const caller = registerIii(engine.url, { otel: { enabled: false }, workerName: 'leaver' } as never);
+    const caller = registerIii(engine.url, { otel: { enabled: false }, workerName: 'leaver' });
     const pending = caller.trigger({ function_id: 'ours::wait', payload: {} }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 200));
     await caller.shutdown();

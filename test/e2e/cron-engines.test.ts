@@ -39,7 +39,7 @@ function rawWorker(url: string, index: number, functionId: string, triggerId: st
       resolve();
     });
     ws.on('message', (raw) => {
-      const msg = JSON.parse(String(raw)) as { type: string; invocation_id?: string; data?: Run };
+      const msg = JSON.parse((raw as Buffer).toString()) as { type: string; invocation_id?: string; data?: Run };
       if (msg.type !== 'invokefunction') return;
       runs.push({ engine: index, scheduled_time: String(msg.data?.scheduled_time) });
       if (msg.invocation_id) {

@@ -3,7 +3,8 @@
  * engine with its config in SVC_MODULE_CONFIG. A job fires, and the KvCronAdapter's claims file is written where the
  * config says.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
@@ -39,7 +40,20 @@ it('the engine spawns svc-cron from the config and jobs fire', async () => {
   await waitFor(() => rec.runs.filter((r) => r.job_id === trigger.id).length >= 2, 8000, 'two runs');
   const file = join(engine.dir, 'data/cron-claims.json');
   await waitFor(() => existsSync(file), 2000, 'the claims file');
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as { claims: Record<string, unknown> };
-  expect(Object.keys(saved.claims).some((key) => key.startsWith(`cron_locks:${trigger.id}:`))).toBe(true);
+  // The claims file is a SQLite database (better-sqlite3); the claims of this job's ticks are in it.
+  const keys = await waitFor(
+    () => {
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        const rows = db.prepare('SELECT key FROM claims').all() as { key: string }[];
+        return rows.some((r) => r.key.startsWith(`cron_locks:${trigger.id}:`)) ? rows : undefined;
+      } finally {
+        db.close();
+      }
+    },
+    5000,
+    "this job's claims saved",
+  );
+  expect(keys?.length).toBeGreaterThan(0);
   trigger.unregister();
 });

@@ -66,9 +66,9 @@ it('paused for 2 × lock_ttl_ms beside another process on Redis: every tick stil
   await Promise.all([a, b].map((p) => p.waitForOutput('cron job scheduled')));
   const start = Date.now();
   await sleep(1000);
-  a!.proc.kill('SIGSTOP');
+  a.proc.kill('SIGSTOP');
   await sleep(3000);
-  a!.proc.kill('SIGCONT');
+  a.proc.kill('SIGCONT');
   await sleep(1500);
   trigger.unregister();
   const mine = runs.filter((r) => r.job_id === trigger.id && r.receivedAt > start + 1000);

@@ -178,7 +178,11 @@ function registrationError(url: string, config: unknown): Promise<{ code: string
       );
     });
     ws.on('message', (raw) => {
-      const msg = JSON.parse(String(raw)) as { type: string; id?: string; error?: { code: string; message: string } };
+      const msg = JSON.parse((raw as Buffer).toString()) as {
+        type: string;
+        id?: string;
+        error?: { code: string; message: string };
+      };
       if (msg.type !== 'triggerregistrationresult' || msg.id !== id || !msg.error) return;
       clearTimeout(timer);
       ws.close();

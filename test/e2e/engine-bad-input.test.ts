@@ -25,7 +25,7 @@ beforeAll(async () => {
   engine = await startEngine({ config: { max_payload_bytes: MAX_PAYLOAD, max_buffered_bytes: 1024 * 1024 } });
   executor = spawnWorker('test/compat/fixtures/iii-worker.mjs', { SVC_URL: engine.url, FN_PREFIX: 'ok' });
   await executor.waitForOutput(/ready /);
-  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'healthy-caller' } as never);
+  caller = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'healthy-caller' });
   loop = (async () => {
     while (running) {
       try {

@@ -20,7 +20,7 @@ const connect = (name: string): IIIClient =>
     otel: { enabled: false },
     workerName: name,
     workerDescription: `${name} desc`,
-  } as never);
+  });
 
 beforeAll(async () => {
   engine = await startEngine();
@@ -52,7 +52,7 @@ afterAll(async () => {
 describe('topology triggers', () => {
   it('fire worker_connected, worker_metadata_updated and worker_disconnected, and functions_changed', async () => {
     const other = connect('other');
-    other.registerFunction('other::thing', async () => 1, { description: 'a thing' } as never);
+    other.registerFunction('other::thing', async () => 1, { description: 'a thing' });
     const id = await waitFor(async () => {
       const info = (await watcher.trigger({ function_id: 'engine::workers::info', payload: { name: 'other' } })) as {
         worker: { id: string };
@@ -74,7 +74,7 @@ describe('topology triggers', () => {
 
 describe('engine functions', () => {
   it('engine::functions::list and info describe user functions, hiding engine::* unless asked', async () => {
-    watcher.registerFunction('shape::fn', async () => 1, { description: 'shaped', metadata: { team: 'x' } } as never);
+    watcher.registerFunction('shape::fn', async () => 1, { description: 'shaped', metadata: { team: 'x' } });
     await new Promise((r) => setTimeout(r, 100));
     const list = (await watcher.trigger({ function_id: 'engine::functions::list', payload: {} })) as {
       functions: { function_id: string; worker_name: string; description?: string; metadata?: unknown }[];
@@ -136,7 +136,11 @@ describe('engine functions', () => {
     })) as {
       triggers: { id: string; worker_name: string; description: string }[];
     };
-    expect(types.triggers.map((t) => t.id)).toEqual(['engine::functions-available', 'engine::workers-available']);
+    expect(types.triggers.map((t) => t.id)).toEqual([
+      'configuration',
+      'engine::functions-available',
+      'engine::workers-available',
+    ]);
     const bindings = (await watcher.trigger({
       function_id: 'engine::registered-triggers::list',
       payload: { include_internal: true },

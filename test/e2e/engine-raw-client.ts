@@ -24,7 +24,7 @@ export async function openRaw(url: string, headers: Record<string, string> = {})
   ws.on('error', () => undefined);
   ws.on('message', (data) => {
     try {
-      frames.push(JSON.parse(String(data)) as RawFrame);
+      frames.push(JSON.parse((data as Buffer).toString()) as RawFrame);
     } catch {
       frames.push({ type: '<undecodable>' });
     }

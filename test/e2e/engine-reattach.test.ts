@@ -38,7 +38,7 @@ beforeAll(async () => {
     otel: { enabled: false },
     workerName: 'reattacher',
     reconnectionConfig: { initialDelayMs: 50, maxDelayMs: 200 },
-  } as never);
+  });
   worker.registerFunction('reattach::echo', async (p: unknown) => p);
   await waitFor(async () => (await replicas('reattach::echo')) === 1, 5000);
 });

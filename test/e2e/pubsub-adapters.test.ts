@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KvserverAdapter, LocalAdapter, type PubSubAdapter } from '../../engine/src/modules/pubsub/index.js';
+import { LocalAdapter } from '../../engine/src/modules/pubsub/adapters/local.js';
+import { KvserverAdapter } from '../../engine/src/modules/pubsub/adapters/redis.js';
+import type { PubSubAdapter } from '../../engine/src/modules/pubsub/index.js';
 
 const logger = pino({ level: 'silent' });
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -97,6 +97,39 @@ describe('pubsub', () => {
     expect(gotA.get('sub-a::on-2')).toEqual([]); // another topic
   });
 
+  it('runs a binding with condition_function_id only when its condition returns a truthy value', async () => {
+    const topic = `cond.${randomUUID().slice(0, 8)}`;
+    const worker = await publisher(localEngine!.url);
+    const plain: unknown[] = [];
+    const guarded: unknown[] = [];
+    worker.registerFunction('cond-e2e::keep', (data: { keep?: boolean }) => data.keep === true);
+    worker.registerFunction('cond-e2e::plain', (data: unknown) => void plain.push(data));
+    worker.registerFunction('cond-e2e::guarded', (data: unknown) => void guarded.push(data));
+    worker.registerTrigger({ type: 'subscribe', function_id: 'cond-e2e::plain', config: { topic } });
+    worker.registerTrigger({
+      type: 'subscribe',
+      function_id: 'cond-e2e::guarded',
+      config: { topic, condition_function_id: 'cond-e2e::keep' },
+    });
+    await waitFor(
+      async () => {
+        await worker.trigger({ function_id: 'publish', payload: { topic, data: { keep: true, probe: true } } });
+        await new Promise((r) => setTimeout(r, 50));
+        return plain.length > 0 && guarded.length > 0;
+      },
+      5000,
+      'bindings active',
+    );
+    plain.length = 0;
+    guarded.length = 0;
+    const messages = [{ keep: true, n: 1 }, { keep: false, n: 2 }, { n: 3 }, { keep: true, n: 4 }];
+    for (const data of messages) await worker.trigger({ function_id: 'publish', payload: { topic, data } });
+    await waitFor(() => plain.length >= 4 && guarded.length >= 2, 5000, 'deliveries');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(plain).toEqual(messages);
+    expect(guarded).toEqual([messages[0], messages[3]]);
+  });
+
   it('refuses a publish without a topic with topic_not_set', async () => {
     const client = await publisher(localEngine!.url);
     for (const payload of [{ data: 1 }, { topic: '', data: 1 }, { topic: 5 }]) {
@@ -171,7 +204,11 @@ function registrationError(url: string, config: unknown): Promise<{ code: string
       );
     });
     ws.on('message', (raw) => {
-      const msg = JSON.parse(String(raw)) as { type: string; id?: string; error?: { code: string; message: string } };
+      const msg = JSON.parse((raw as Buffer).toString()) as {
+        type: string;
+        id?: string;
+        error?: { code: string; message: string };
+      };
       if (msg.type !== 'triggerregistrationresult' || msg.id !== id || !msg.error) return;
       clearTimeout(timer);
       ws.close();

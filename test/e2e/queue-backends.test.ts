@@ -126,8 +126,11 @@ describe.each(backends)('svc-queue on $name, end to end', (b) => {
       await waitFor(() => runs.some((r) => r.payload.key === 'bad-1'), 10_000, 'the redriven job');
       await sleep(200);
       expect(runs.some((r) => r.payload.key === 'bad-2')).toBe(false);
+      // ok-1 and the redriven bad-1 completed; both bad jobs were moved to dead letters once
+      const completed = async () => (await call<{ completed: number }>('queue::topic_stats', { queue })).completed;
+      await waitFor(async () => (await completed()) === 2, 10_000, 'two completed jobs');
       const topics = await call<{ topics: { queue: string; dead: number }[] }>('queue::list_topics', {});
-      expect(topics.topics.find((t) => t.queue === queue)).toMatchObject({ dead: 0 });
+      expect(topics.topics.find((t) => t.queue === queue)).toMatchObject({ dead: 0, completed: 2, failed: 2 });
 
       const sub = `qb-${b.key}::sub`;
       const t = worker.registerTrigger({ type: 'durable:subscriber', function_id: sub, config: { topic } });

@@ -55,11 +55,20 @@ describe('svc-queue from the engine config', () => {
     expect(bad.logs()).toMatch(/adapter\.config\.mode/);
   });
 
-  it('an adapter svc-queue does not implement stops it with a clear error', async () => {
+  it('a Bridge adapter whose engine cannot be reached stops svc-queue with a clear error', async () => {
     const bridge = spawnQueue(engine.url, {
       adapter: { class: 'modules::queue::adapters::Bridge', config: { bridge_url: 'ws://127.0.0.1:1' } },
     });
     expect(await bridge.exit).not.toBe(0);
-    expect(bridge.logs()).toMatch(/not supported by svc-queue/);
+    expect(bridge.logs()).toMatch(/engine ws:\/\/127\.0\.0\.1:1 not reachable/);
+  });
+
+  it('queue_configs next to a Bridge adapter are refused, naming the key', async () => {
+    const bridge = spawnQueue(engine.url, {
+      queue_configs: { orders: { concurrency: 2 } },
+      adapter: { class: 'modules::queue::adapters::Bridge', config: { bridge_url: engine.url } },
+    });
+    expect(await bridge.exit).toBe(2);
+    expect(bridge.logs()).toMatch(/queue_configs do not apply/);
   });
 });

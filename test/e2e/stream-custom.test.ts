@@ -25,7 +25,7 @@ const calls: string[] = [];
 beforeAll(async () => {
   engine = await startEngine();
   stream = await startStream(engine.url);
-  impl = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'custom-stream' } as never);
+  impl = registerWorker(engine.url, { otel: { enabled: false }, workerName: 'custom-stream' });
   const k = (i: Key) => `${i.group_id}/${i.item_id}`;
   createStream(impl, 'books', {
     get: async (i) => (calls.push('get'), (rows.get(k(i)) as never) ?? null),
@@ -39,7 +39,7 @@ beforeAll(async () => {
       calls.push('delete');
       const old = rows.get(k(i)) ?? null;
       rows.delete(k(i));
-      return { old_value: old } as never;
+      return { old_value: old };
     },
     list: async (i) => (
       calls.push('list'),

@@ -82,7 +82,7 @@ export interface Frame {
 export async function rawClient(url: string) {
   const ws = new WebSocket(url);
   const frames: Frame[] = [];
-  ws.on('message', (data) => frames.push(JSON.parse(String(data)) as Frame));
+  ws.on('message', (data) => frames.push(JSON.parse((data as Buffer).toString()) as Frame));
   ws.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());

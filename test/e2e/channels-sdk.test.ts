@@ -1,0 +1,102 @@
+/**
+ * Our SDK's channel API (`createChannel`, `ChannelWriter`, `ChannelReader`, `readAll`, `openChannel`) against a
+ * real engine, with an unmodified iii-sdk@0.22.1 worker on the other end in both directions; a writer that
+ * drops mid-stream fails the reader with `channel_closed`; `removeChannel` frees a channel nobody came for.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import {
+  ChannelClosedError,
+  ChannelWriter,
+  createChannel,
+  openChannel,
+  registerWorker,
+  removeChannel,
+  type StreamChannelRef,
+  type SvcClient,
+} from '@svc/sdk';
+import { spawnWorker, startEngine, waitForFunction, type Child, type EngineProcess } from '../harness.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+let engine: EngineProcess;
+let iiiPeer: Child;
+let ours: SvcClient;
+
+beforeAll(async () => {
+  engine = await startEngine();
+  iiiPeer = spawnWorker('test/compat/fixtures/iii-channel-worker.mjs', { SVC_URL: engine.url });
+  ours = registerWorker(engine.url, { workerName: 'ours-channels', logger: pino({ level: 'silent' }) });
+  // an executor on our SDK: it receives a ref in its payload and opens it
+  ours.registerFunction('ours::upper', async (payload: { input: StreamChannelRef; output: StreamChannelRef }) => {
+    const reader = openChannel(ours, payload.input);
+    const writer = openChannel(ours, payload.output) as ChannelWriter;
+    const text = (await (reader as { readAll(): Promise<Buffer> }).readAll()).toString().toUpperCase();
+    await new Promise<void>((r) => writer.stream.end(Buffer.from(text), () => r()));
+    return { length: text.length };
+  });
+  await Promise.all([ours.ready(), iiiPeer.waitForOutput(/ready/)]);
+  await waitForFunction(engine.url, 'chan::consume');
+});
+
+afterAll(async () => {
+  await ours?.shutdown();
+  await Promise.all([iiiPeer?.stop(), engine?.stop()]);
+});
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+describe('our SDK channels', () => {
+  it('writes to an iii-sdk reader byte-exact, with a text message first', async () => {
+    const ch = await createChannel(ours, { bufferSize: 8 });
+    const consumed = ours.trigger({ function_id: 'chan::consume', payload: { reader: ch.readerRef } });
+    const data = randomBytes(3 * 1024 * 1024 + 11);
+    ch.writer.sendMessage('hi');
+    ch.writer.stream.end(data);
+    expect(await consumed).toEqual({ bytes: data.length, sha256: sha256(data), messages: ['hi'] });
+    expect(await ch.writer.closed).toBe(1000);
+  });
+
+  it('reads from an iii-sdk writer byte-exact, text frames to onMessage', async () => {
+    const ch = await createChannel(ours);
+    const messages: string[] = [];
+    ch.reader.onMessage((m) => messages.push(m));
+    const produced = ours.trigger<{ sha256: string }>({
+      function_id: 'chan::produce',
+      payload: { writer: ch.writerRef, size: 2_500_000, seed: 9 },
+    });
+    const body = await ch.reader.readAll();
+    expect(body.length).toBe(2_500_000);
+    expect(sha256(body)).toBe((await produced).sha256);
+    expect(messages).toHaveLength(1);
+  });
+
+  it('hands both ends of two channels to a worker on our SDK', async () => {
+    const input = await createChannel(ours);
+    const output = await createChannel(ours);
+    const call = ours.trigger({
+      function_id: 'ours::upper',
+      payload: { input: input.readerRef, output: output.writerRef },
+    });
+    input.writer.stream.end(Buffer.from('stream me'));
+    expect((await output.reader.readAll()).toString()).toBe('STREAM ME');
+    expect(await call).toEqual({ length: 9 });
+  });
+
+  it('fails the reader with channel_closed when the writer drops mid-stream', async () => {
+    const ch = await createChannel(ours);
+    const reading = ch.reader.readAll().catch((e: unknown) => e);
+    await new Promise<void>((r) => ch.writer.stream.write(Buffer.from('partial'), () => r()));
+    ch.writer.stream.destroy();
+    const err = await reading;
+    expect(err).toBeInstanceOf(ChannelClosedError);
+    expect(err).toMatchObject({ code: 'channel_closed', closeCode: 1011 });
+  });
+
+  it('removes a channel with its key, and not twice', async () => {
+    const ch = await createChannel(ours);
+    expect(await removeChannel(ours, ch.readerRef)).toBe(true);
+    expect(await removeChannel(ours, ch.readerRef)).toBe(false);
+  });
+});

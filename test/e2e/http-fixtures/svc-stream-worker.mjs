@@ -1,0 +1,51 @@
+/* global Buffer */
+// A worker on our SDK (@svc/sdk) streaming HTTP bodies through the request/response channel refs of its payload.
+// Env: SVC_URL. Routes under /ours-st/. Prints "ready" once registered, "sse stopped <reason>" when an SSE client left.
+import { createHash } from 'node:crypto';
+import { openChannel, registerWorker } from '@svc/sdk';
+
+const worker = registerWorker(process.env.SVC_URL, { workerName: 'svc-stream-worker' });
+const route = (id, api_path, http_method, handler) => {
+  worker.registerFunction(id, handler);
+  worker.registerTrigger({ type: 'http', function_id: id, config: { api_path, http_method } });
+};
+
+route('ours-st::upload', '/ours-st/upload', 'POST', async (req) => {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of openChannel(worker, req.request_body).stream) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  return { status_code: 200, body: { bytes, sha256: hash.digest('hex') } };
+});
+
+route('ours-st::download', '/ours-st/download', 'GET', async (req) => {
+  const out = openChannel(worker, req.response);
+  out.sendMessage(JSON.stringify({ type: 'set_status', status_code: 206 }));
+  out.sendMessage(JSON.stringify({ type: 'set_headers', headers: { 'content-type': 'application/octet-stream' } }));
+  const size = Number(req.query_params.size);
+  for (let at = 0; at < size; at += 100_000) {
+    if (!out.stream.write(Buffer.alloc(Math.min(100_000, size - at), at % 251))) {
+      await new Promise((r) => out.stream.once('drain', r));
+    }
+  }
+  out.stream.end();
+});
+
+route('ours-st::sse', '/ours-st/sse', 'GET', async (req, ctx) => {
+  const out = openChannel(worker, req.response);
+  out.sendMessage(JSON.stringify({ type: 'set_headers', headers: { 'content-type': 'text/event-stream' } }));
+  let stopped;
+  out.closed.then((code) => (stopped ??= `channel ${code}`));
+  ctx.signal.addEventListener('abort', () => (stopped ??= 'signal'));
+  for (let i = 0; !stopped; i++) {
+    out.stream.write(`data: ${i}\n\n`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  console.log(`sse stopped ${stopped}`);
+});
+
+await worker.ready();
+await new Promise((r) => setTimeout(r, 200));
+console.log('ready');
