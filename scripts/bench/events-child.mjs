@@ -5,8 +5,10 @@
  *   svc-subscriber URL N   one worker with N subscribe bindings on topic "bench"
  *   relay                  the floor: a plain ws server that relays each publish frame to every subscriber socket
  *   ws-subscriber URL N    the floor's subscriber: one socket that receives the N copies
+ *   nats-subscriber URL N  the peer's subscriber: one nats.js connection with N subscriptions on subject "bench"
  * Subscribers measure latency = receive time - the publisher's timestamp in the message (same host, same clock),
- * and report {count, latencies} when the parent asks ("report"), then reset.
+ * and report {count, latencies, last (the time of the last receipt)} when the parent asks ("report"), then reset
+ * count and latencies.
  */
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
@@ -18,14 +20,18 @@ const silent = pino({ level: 'silent' });
 
 let latencies = [];
 let count = 0;
+/** When the last message arrived (the end of a throughput run is the last delivery, not the parent's poll). */
+let last = 0;
 function record(data) {
   count++;
+  last = now();
   if (data && typeof data.t === 'number') latencies.push(now() - data.t);
 }
+
 process.on('SIGTERM', () => process.exit(0));
 process.on('message', (msg) => {
   if (msg === 'report') {
-    process.send({ count, latencies });
+    process.send({ count, latencies, last });
     latencies = [];
     count = 0;
   }
@@ -34,7 +40,12 @@ process.on('message', (msg) => {
 if (role === 'engine') {
   const { startEngine } = await import('../../engine/dist/engine.js');
   const { createPubSubModule } = await import('../../engine/dist/modules/pubsub/index.js');
-  const engine = await startEngine({ port: 0, host: '127.0.0.1', modules: [createPubSubModule()], logger: silent });
+  const engine = await startEngine({
+    port: 0,
+    host: '127.0.0.1',
+    modules: [await createPubSubModule()],
+    logger: silent,
+  });
   process.send({ url: engine.url });
 } else if (role === 'svc-subscriber') {
   const { registerWorker } = await import('@svc/sdk');
@@ -73,4 +84,12 @@ if (role === 'engine') {
   const ws = new WebSocket(`${url}/sub`);
   ws.on('message', (raw) => record(JSON.parse(String(raw)).data));
   ws.on('open', () => process.send({ ready: true }));
+} else if (role === 'nats-subscriber') {
+  const { connect, JSONCodec } = await import('nats');
+  const codec = JSONCodec();
+  const nc = await connect({ servers: url });
+  for (let i = 0; i < Number(n); i++)
+    nc.subscribe('bench', { callback: (_err, msg) => record(codec.decode(msg.data)) });
+  await nc.flush();
+  process.send({ ready: true });
 }

@@ -1,3 +1,4 @@
+/* global URL */
 /**
  * Events (pubsub) benchmark: `publish {topic, data}` → delivered to every `subscribe` binding, with 1 and 10
  * subscriber bindings (in one subscriber worker process; the engine runs in its own process, the publisher is this
@@ -8,19 +9,29 @@
  * per subscriber to a subscriber process and answers the publisher; ratio = svc / floor (throughput: higher is
  * better; latency: lower is better). Each figure is the best of BENCH_EVENTS_ROUNDS (2) rounds.
  *
- *   node scripts/bench/events.mjs        (after `npm run build`; BENCH_EVENTS_MESSAGES=4000 by default)
+ * Peer, in the same run: NATS core pub/sub with nats.js (NATS at 127.0.0.1:4222; skipped when absent): the
+ * publisher publishes on subject "bench" and a publish counts as done once the server has it (a flush, the same
+ * round trip our publish waits for); one subscriber process holds 1 or 10 subscriptions. Target: ≥ 1.0× its msg/s.
+ *
+ * Each throughput run ends at the subscriber's last receipt, and reports the CPU time (user + system, from
+ * /proc/<pid>/stat) of the publisher, the engine / relay / nats-server and the subscriber per delivered message:
+ * steadier than msg/s on a shared machine. The NATS row compares the sum over its three processes with ours.
+ *
+ *   node scripts/bench/events.mjs        (after `npm run build`; BENCH_EVENTS_MESSAGES=20000 by default)
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { WebSocket } from 'ws';
+import { portOpen } from './lib/net.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'events-child.mjs');
-const MESSAGES = Number(process.env.BENCH_EVENTS_MESSAGES ?? 4000);
+const MESSAGES = Number(process.env.BENCH_EVENTS_MESSAGES ?? 20000);
 const LATENCY_SAMPLES = 400;
 const WINDOW = 100;
 const now = () => performance.timeOrigin + performance.now();
@@ -50,13 +61,43 @@ function child(role, ...args) {
       proc.kill('SIGTERM');
       setTimeout(() => proc.kill('SIGKILL'), 2000).unref();
     });
-  return { first, report, stop };
+  return { first, report, stop, pid: proc.pid };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+/** CPU time (user + system, ms) process `pid` used so far, from /proc/<pid>/stat; NaN when unreadable. */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND; // utime, stime
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pid of the local nats-server process (for its CPU time), or undefined. */
+function natsServerPid() {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-/** Publishes `count` messages with up to `window` in flight; resolves when `expected` deliveries were reported. */
-async function drive(publish, subscriber, count, window, copies) {
+/**
+ * Publishes `count` messages with up to `window` in flight; resolves when `expected` deliveries were reported.
+ * The run ends at the subscriber's last receipt (not when the parent polled it). `procs` ({name: pid}) get their
+ * CPU time over the run divided by the deliveries: µs of CPU per delivered message, per process.
+ */
+async function drive(publish, subscriber, count, window, copies, procs = {}) {
+  const cpuBefore = Object.fromEntries(Object.entries(procs).map(([name, pid]) => [name, cpuMs(pid)]));
   const started = now();
   let next = 0;
   const worker = async () => {
@@ -68,16 +109,22 @@ async function drive(publish, subscriber, count, window, copies) {
   await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
   const expected = count * copies;
   let received = 0;
-  const latencies = [];
+  let last = started;
+  let latencies = [];
   for (let waited = 0; received < expected && waited < 200; waited++) {
-    const { count: got, latencies: batch } = await subscriber.report();
+    const { count: got, latencies: batch, last: lastReceipt } = await subscriber.report();
     received += got;
-    latencies.push(...batch);
+    if (got > 0) last = lastReceipt;
+    latencies = latencies.concat(batch);
     if (received < expected) await new Promise((r) => setTimeout(r, 25));
   }
-  const seconds = (now() - started) / 1000;
+  const seconds = (last - started) / 1000;
+  const cpuPerMessage = Object.fromEntries(
+    Object.entries(procs).map(([name, pid]) => [name, ((cpuMs(pid) - cpuBefore[name]) * 1000) / received]),
+  );
   latencies.sort((a, b) => a - b);
   return {
+    cpuPerMessage,
     perSecond: received / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -104,7 +151,8 @@ async function measureSvc(subscribers) {
     }
     await sub.report();
     const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
-    const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers);
+    const procs = { publisher: process.pid, engine: engine.pid, subscriber: sub.pid };
+    const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
     return { latency, throughput };
   } finally {
     await client.shutdown();
@@ -141,7 +189,8 @@ async function measureFloor(subscribers) {
     });
   try {
     const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
-    const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers);
+    const procs = { publisher: process.pid, relay: relay.pid, subscriber: sub.pid };
+    const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
     return { latency, throughput };
   } finally {
     ws.close();
@@ -149,14 +198,32 @@ async function measureFloor(subscribers) {
   }
 }
 
+const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+async function measureNats(subscribers) {
+  const { connect, JSONCodec } = await import('nats');
+  const codec = JSONCodec();
+  const sub = child('nats-subscriber', NATS_URL, String(subscribers));
+  await sub.first;
+  const nc = await connect({ servers: NATS_URL });
+  const publish = async (data) => {
+    nc.publish('bench', codec.encode(data));
+    await nc.flush();
+  };
+  try {
+    const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
+    const procs = { publisher: process.pid, 'nats-server': natsServerPid(), subscriber: sub.pid };
+    if (procs['nats-server'] === undefined) delete procs['nats-server'];
+    const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
+    return { latency, throughput };
+  } finally {
+    await nc.close();
+    await sub.stop();
+  }
+}
+
 const round = (x, digits = 2) => Number(x.toFixed(digits));
 const ROUNDS = Number(process.env.BENCH_EVENTS_ROUNDS ?? 2);
-
-async function repeat(measure) {
-  const results = [];
-  for (let i = 0; i < ROUNDS; i++) results.push(await measure());
-  return results;
-}
 
 /** The best round: highest throughput, lowest latencies (each taken from its own best round). */
 function best(results) {
@@ -170,16 +237,29 @@ function best(results) {
 
 export async function run({ log = console.log } = {}) {
   const rows = [];
+  const natsUp = await portOpen(Number(new URL(NATS_URL).port || 4222));
+  if (!natsUp) log(`events: no NATS at ${NATS_URL}: the NATS pub/sub rows are skipped (scripts/services.sh)`);
   for (const subscribers of [1, 10]) {
-    // Best of ROUNDS, svc and floor interleaved: the machine is shared, and one busy moment should not decide.
-    const svc = best(await repeat(() => measureSvc(subscribers)));
-    const floor = best(await repeat(() => measureFloor(subscribers)));
+    // Best of ROUNDS, svc, floor and peer interleaved: the machine is shared, one busy moment should not decide.
+    const runs = { svc: [], floor: [], nats: [] };
+    const tag = `${subscribers} subscriber${subscribers > 1 ? 's' : ''}`;
+    for (let i = 0; i < ROUNDS; i++) {
+      runs.svc.push(await measureSvc(subscribers));
+      runs.floor.push(await measureFloor(subscribers));
+      if (natsUp) runs.nats.push(await measureNats(subscribers));
+      for (const [system, results] of Object.entries(runs)) {
+        const r = results.at(-1)?.throughput;
+        if (r !== undefined)
+          log(`events ${tag} round ${i + 1} ${system}: ${round(r.perSecond, 0)} msg/s, ${cpuLine(r)}`);
+      }
+    }
+    const svc = best(runs.svc);
+    const floor = best(runs.floor);
     if (svc.throughput.received < svc.throughput.expected) {
       log(
         `events: only ${svc.throughput.received}/${svc.throughput.expected} deliveries arrived with ${subscribers} subscribers`,
       );
     }
-    const tag = `${subscribers} subscriber${subscribers > 1 ? 's' : ''}`;
     rows.push(
       row(
         `events publish→deliver throughput, ${tag}`,
@@ -193,8 +273,52 @@ export async function run({ log = console.log } = {}) {
       row(`events latency p99 under load, ${tag}`, svc.throughput.p99, floor.throughput.p99, 'ms', 1),
     );
     for (const r of rows.slice(-4)) log(`${r.name}: ${r.value} ${r.unit} (floor ${r.floor}, ratio ${r.ratio})`);
+    if (natsUp) {
+      const nats = best(runs.nats);
+      const peer = { peer: 'NATS core (nats.js)' };
+      rows.push(
+        {
+          ...row(
+            `events publish→deliver throughput, ${tag}`,
+            svc.throughput.perSecond,
+            nats.throughput.perSecond,
+            'msg/s',
+            0,
+          ),
+          ...peer,
+          target: '≥ 1.0',
+        },
+        {
+          ...row(
+            `events CPU per delivered message, all processes, ${tag}`,
+            leastCpu(runs.svc),
+            leastCpu(runs.nats),
+            'µs',
+            1,
+          ),
+          ...peer,
+        },
+        { ...row(`events publish→deliver latency p50, ${tag}`, svc.latency.p50, nats.latency.p50, 'ms', 3), ...peer },
+      );
+      log(`events NATS ${tag}: ${round(nats.throughput.perSecond, 0)} msg/s, p50 ${round(nats.latency.p50, 3)} ms`);
+    }
   }
   return rows;
+}
+
+/** CPU µs per delivered message, per process and in all, as one log line. */
+function cpuLine({ cpuPerMessage }) {
+  const parts = Object.entries(cpuPerMessage).map(([name, us]) => `${name} ${round(us, 1)}`);
+  return `CPU µs per delivered message: ${parts.join(', ')}, all ${round(totalCpu({ cpuPerMessage }), 1)}`;
+}
+
+function totalCpu({ cpuPerMessage }) {
+  return Object.values(cpuPerMessage).reduce((a, b) => a + b, 0);
+}
+
+/** The lowest all-process CPU per delivered message over the rounds of one system. */
+function leastCpu(results) {
+  return Math.min(...results.map((r) => totalCpu(r.throughput)));
 }
 
 function row(name, value, floor, unit, digits) {

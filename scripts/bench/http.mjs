@@ -2,23 +2,34 @@
 /**
  * HTTP benchmark: requests/s and latency (p50, p99) of GET /bench/hello through svc-http → engine → worker → back,
  * driven by autocannon at 100 connections, beside a plain node http server answering the same JSON in one process
- * (the floor), measured in the same run. Targets: ≥ 0.4× the floor's requests/s, p99 ≤ 3× the floor's.
+ * (the floor), and beside moleculer-web in front of Moleculer 0.14 over NATS (the peer; skipped without NATS at
+ * 127.0.0.1:4222), measured in the same run. Targets: ≥ 0.5× the floor's requests/s and ≥ 2.5× moleculer-web's,
+ * p99 ≤ 3× the floor's. With BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in
+ * bench-results/profiles/, named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort } from './lib/net.mjs';
+import { freePort, portOpen } from './lib/net.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
 const ROUNDS = 2;
 const CONNECTIONS = 100;
 
-function start(script, args, env, readyText) {
-  const proc = spawn(process.execPath, [join(ROOT, script), ...args], {
+const PROFILE_DIR = join(ROOT, 'bench-results/profiles');
+/** With BENCH_PROF=1, node's --cpu-prof for one process of the path (`name` prefixes its .cpuprofile file). */
+const profiled = (name) =>
+  process.env.BENCH_PROF === '1'
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+
+function start(script, args, env, readyText, execArgv = []) {
+  const proc = spawn(process.execPath, [...execArgv, join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,6 +75,17 @@ async function waitForStatus(url, status, timeoutMs = 10000) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
 function load(url) {
   return new Promise((res, rej) => {
     autocannon({ url, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? rej(err) : res(result)));
@@ -80,6 +102,24 @@ function summary(result) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
 }
 
+/** moleculer-web's gateway and a service broker over NATS; undefined (and a log line) when NATS is absent. */
+async function startMoleculerWeb(procs, log) {
+  if (!(await portOpen(4222))) {
+    log('  no NATS at 127.0.0.1:4222: the moleculer-web row is skipped (scripts/services.sh starts one)');
+    return undefined;
+  }
+  const service = start('scripts/bench/http-moleculer.mjs', ['service'], {}, 'ready');
+  procs.push(service);
+  await service.ready;
+  const port = await freePort();
+  const gateway = start('scripts/bench/http-moleculer.mjs', ['gateway'], { PORT: String(port) }, 'listening');
+  procs.push(gateway);
+  await gateway.ready;
+  const url = `http://127.0.0.1:${port}/bench/hello`;
+  await waitForStatus(url, 200);
+  return url;
+}
+
 export async function run({ log = console.log } = {}) {
   const procs = [];
   try {
@@ -87,7 +127,13 @@ export async function run({ log = console.log } = {}) {
     const floor = start('scripts/bench/http-floor-server.mjs', [], { PORT: String(floorPort) }, 'listening');
     procs.push(floor);
     const enginePort = await freePort();
-    const engine = start('engine/dist/main.js', ['--port', String(enginePort), '--log-level', 'warn'], {});
+    const engine = start(
+      'engine/dist/main.js',
+      ['--port', String(enginePort), '--log-level', 'warn'],
+      {},
+      undefined,
+      profiled('engine'),
+    );
     procs.push(engine);
     const svcUrl = `ws://127.0.0.1:${enginePort}`;
     const httpPort = await freePort();
@@ -102,44 +148,85 @@ export async function run({ log = console.log } = {}) {
         SVC_MODULE_CONFIG: JSON.stringify({ host: '127.0.0.1', port: httpPort }),
       },
       'svc-http listening',
+      profiled('svc-http'),
     );
     procs.push(http);
     await http.ready;
-    const worker = start('scripts/bench/http-bench-worker.mjs', [], { SVC_URL: svcUrl }, 'ready');
+    const worker = start(
+      'scripts/bench/http-bench-worker.mjs',
+      [],
+      { SVC_URL: svcUrl },
+      'ready',
+      profiled('bench-worker'),
+    );
     procs.push(worker);
     await worker.ready;
     const svcTarget = `http://127.0.0.1:${httpPort}/bench/hello`;
     await waitForStatus(svcTarget, 200);
+    const molTarget = await startMoleculerWeb(procs, log);
 
     // Two alternating rounds (floor, svc, floor, svc), averaged: a machine whose load changes during the run
     // then weighs on both sides alike.
     log(`http bench: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per side`);
     const floorRuns = [];
     const svcRuns = [];
+    /** µs of CPU per request of each process on the path, summed over rounds (averaged below). */
+    const cpuPerRequest = {};
+    const molRuns = [];
     for (let round = 0; round < ROUNDS; round++) {
       floorRuns.push(summary(await load(`http://127.0.0.1:${floorPort}/`)));
-      svcRuns.push(summary(await load(svcTarget)));
+      const pids = { 'svc-http': http.proc.pid, engine: engine.proc.pid, worker: worker.proc.pid };
+      const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+      const result = await load(svcTarget);
+      svcRuns.push(summary(result));
+      for (const [k, pid] of Object.entries(pids)) {
+        const used = cpuSeconds(pid) - before[k];
+        if (Number.isFinite(used)) cpuPerRequest[k] = (cpuPerRequest[k] ?? 0) + (used * 1e6) / result.requests.total;
+      }
+      if (molTarget !== undefined) molRuns.push(summary(await load(molTarget)));
     }
     const f = average(floorRuns);
     const s = average(svcRuns);
+    const m = molRuns.length > 0 ? average(molRuns) : undefined;
+    if (m !== undefined)
+      log(`  moleculer-web → Moleculer/NATS: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`);
     log(`  floor (node http): ${f.rps.toFixed(0)} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, errors ${f.errors}`);
     log(
       `  svc-http → engine → worker: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors ${s.errors}`,
     );
+    const cpu = Object.entries(cpuPerRequest).map(([k, us]) => `${k} ${(us / ROUNDS).toFixed(0)}`);
+    if (cpu.length > 0) log(`  CPU per request (µs, user + system): ${cpu.join(', ')}`);
     const round = (x) => Math.round(x * 100) / 100;
     const rpsRatio = round(s.rps / f.rps);
     const p99Ratio = round(s.p99 / Math.max(f.p99, 1));
-    log(`  ratio: ${rpsRatio.toFixed(2)}× floor req/s (target ≥ 0.4), p99 ${p99Ratio.toFixed(2)}× floor (target ≤ 3)`);
+    log(`  ratio: ${rpsRatio.toFixed(2)}× floor req/s (target ≥ 0.5), p99 ${p99Ratio.toFixed(2)}× floor (target ≤ 3)`);
+    const peerRows =
+      m === undefined
+        ? []
+        : [
+            {
+              name: 'http req/s (100 connections)',
+              value: Math.round(s.rps),
+              unit: 'req/s',
+              peer: 'moleculer-web',
+              floor: Math.round(m.rps),
+              ratio: round(s.rps / m.rps),
+              target: '≥ 2.5',
+            },
+          ];
     return [
       {
         name: 'http req/s (100 connections)',
         value: Math.round(s.rps),
         unit: 'req/s',
+        peer: 'bare node http',
         floor: Math.round(f.rps),
         ratio: rpsRatio,
+        target: '≥ 0.5',
       },
+      ...peerRows,
       { name: 'http p50 latency', value: s.p50, unit: 'ms', floor: f.p50, ratio: round(s.p50 / Math.max(f.p50, 1)) },
-      { name: 'http p99 latency', value: s.p99, unit: 'ms', floor: f.p99, ratio: p99Ratio },
+      { name: 'http p99 latency', value: s.p99, unit: 'ms', floor: f.p99, ratio: p99Ratio, target: '≤ 3' },
       { name: 'http errors (timeouts, non-2xx)', value: s.errors, unit: 'count' },
     ];
   } finally {

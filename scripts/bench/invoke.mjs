@@ -2,17 +2,14 @@
 // between the same three kinds of process, frames forwarded untouched). 100 B and 10 KiB payloads; sequential
 // latency p50/p99 and throughput with 1, 16 and 256 calls outstanding; cost per call with 10 and 10,000
 // registered functions; and the same call through our SDK on both ends. Run by scripts/bench/run.mjs.
-import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { freePort } from './lib/net.mjs';
+import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
-const ROLES = join(HERE, 'invoke/roles.mjs');
 const SEQ_CALLS = Number(process.env.BENCH_SEQ_CALLS ?? 1000);
 const TPUT_MS = Number(process.env.BENCH_TPUT_MS ?? 700);
 const SIZES = [
@@ -20,53 +17,6 @@ const SIZES = [
   { label: '10KiB', size: 10 * 1024 },
 ];
 const CONCURRENCY = [1, 16, 256];
-
-/** Forks a role and resolves once it reports ready; `ask(cmd)` sends one IPC command and resolves its answer. */
-function role(name, url) {
-  const child = fork(ROLES, [name, url], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ready = new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`bench role ${name} exited with ${code}`)));
-  });
-  return {
-    child,
-    ready,
-    ask: (cmd) =>
-      new Promise((resolve) => {
-        child.once('message', resolve);
-        child.send(cmd);
-      }),
-    stop: () => {
-      child.kill('SIGKILL');
-    },
-  };
-}
-
-async function startEngineProcess() {
-  const port = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `ws://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((resolve) => {
-      const ws = new WebSocket(url);
-      ws.on('message', () => {
-        ws.terminate();
-        resolve(true);
-      });
-      ws.on('error', () => resolve(false));
-    });
-    if (ok) return { url, pid: proc.pid, stop: () => proc.kill('SIGKILL') };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('engine did not start');
-}
 
 /** Registers `n` functions from one extra connection (kept open while measuring). */
 async function registerFiller(url, n) {
@@ -86,16 +36,6 @@ async function registerFiller(url, n) {
   );
   await answered;
   return ws;
-}
-
-/** CPU time (user + system) a process has used, µs, from /proc (Linux); undefined elsewhere. */
-function cpuMicros(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every figure of one path (floor or engine) at one payload size; `middle` is the relay's or engine's pid. */
@@ -179,7 +119,7 @@ async function coreCostPerCall(counts) {
     sharesObjects: false,
     kind: 'ws',
     send: () => true,
-    sendRaw: () => true,
+    relayResult: () => 'sent',
     close() {},
   });
   const setups = new Map(

@@ -3,14 +3,19 @@
  * no-op handler, producers keeping 100 enqueues in flight. Rows per backend (builtin in-memory, builtin file,
  * Redis through KvserverAdapter, RabbitMQ through BrokerAdapter), each beside the floor: BullMQ used directly on
  * the same Redis, measured in the same run (after a warm-up of both, best of two runs interleaved with the Redis
- * row's two runs). A last row goes through the whole product: TriggerAction.Enqueue via
- * the engine into a svc-queue process (builtin in-memory) and back out to a worker's function.
+ * row's two runs). The end-to-end rows go through the whole product: TriggerAction.Enqueue via the engine into a
+ * svc-queue process (builtin in-memory, and file with fsync before ack) and back out to a worker's function, beside
+ * BullMQ as their peer (targets ≥ 1.5× in-memory, ≥ 1.0× file), interleaved with the BullMQ runs. Each end-to-end
+ * run also prints the CPU time per job (user + system, from /proc) of the engine, svc-queue and this process (the
+ * producer and the worker whose function runs the jobs). With BENCH_PROF=1 the engine and svc-queue of the
+ * end-to-end rows run under --cpu-prof (bench-results/profiles/queue-engine-*, queue-svc-queue-*; summed by
+ * scripts/bench/profile-summary.mjs). SVC_BENCH_QUEUE_ROWS=e2e runs only the floor and the end-to-end rows.
  *
  *   node scripts/bench/queue.mjs            (or through `npm run bench`)
  *   SVC_BENCH_QUEUE_JOBS=5000 node scripts/bench/queue.mjs
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -28,6 +33,25 @@ const CONCURRENCY = 10;
 const IN_FLIGHT = 100;
 const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const AMQP_URL = process.env.SVC_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+const ONLY_E2E = process.env.SVC_BENCH_QUEUE_ROWS === 'e2e';
+const PROFILE_DIR = join(ROOT, 'bench-results/profiles');
+/** With BENCH_PROF=1, node's --cpu-prof for one process of the end-to-end path. */
+const profiled = (name) =>
+  process.env.BENCH_PROF === '1'
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`]
+    : [];
+
+/** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
 
 /** Jobs per measured run; the warm-up runs use fewer. */
 let jobs = JOBS;
@@ -133,29 +157,39 @@ async function broker() {
   });
 }
 
-/** TriggerAction.Enqueue through a real engine and a real svc-queue process, to a function in this process. */
-async function throughEngine(log) {
+/**
+ * TriggerAction.Enqueue through a real engine and a real svc-queue process (builtin adapter, `storeMethod`), to a
+ * function in this process.
+ */
+async function throughEngine(log, storeMethod = 'in_memory') {
   const { registerWorker, TriggerAction } = await import('../../sdk/dist/index.js');
   const { default: pino } = await import('pino');
   const port = await freePort();
   const url = `ws://127.0.0.1:${port}`;
-  const engine = spawn(process.execPath, [join(ROOT, 'engine/dist/main.js'), '--port', String(port)], {
-    stdio: 'ignore',
-  });
+  const engine = spawn(
+    process.execPath,
+    [...profiled(`queue-engine-${storeMethod}`), join(ROOT, 'engine/dist/main.js'), '--port', String(port)],
+    { stdio: 'ignore' },
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-queue-e2e-'));
   const config = {
     adapter: {
       class: 'modules::queue::BuiltinQueueAdapter',
-      config: { store_method: 'in_memory', concurrency: CONCURRENCY },
+      config: { store_method: storeMethod, file_path: dir, concurrency: CONCURRENCY },
     },
   };
   let queue;
   const clients = [];
   try {
     await waitUntil(() => probe(url), 15000);
-    queue = spawn(process.execPath, [join(ROOT, 'workers/queue/dist/main.js')], {
-      env: { ...process.env, SVC_URL: url, SVC_MODULE_CONFIG: JSON.stringify(config), SVC_LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
+    queue = spawn(
+      process.execPath,
+      [...profiled(`queue-svc-queue-${storeMethod}`), join(ROOT, 'workers/queue/dist/main.js')],
+      {
+        env: { ...process.env, SVC_URL: url, SVC_MODULE_CONFIG: JSON.stringify(config), SVC_LOG_LEVEL: 'warn' },
+        stdio: 'ignore',
+      },
+    );
     const logger = pino({ level: 'silent' });
     const worker = registerWorker(url, { workerName: 'bench-queue-handler', logger });
     const caller = registerWorker(url, { workerName: 'bench-queue-caller', logger, invocationTimeoutMs: 60000 });
@@ -175,14 +209,33 @@ async function throughEngine(log) {
     ); // svc-queue is up
     await waitUntil(() => done.n >= 1, 5000);
     done.n = 0;
-    return await drive(enqueue, done);
+    const pids = { engine: engine.pid, 'svc-queue': queue.pid, 'producer + worker': process.pid };
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const rate = await drive(enqueue, done);
+    const cpu = Object.entries(pids).map(
+      ([k, pid]) => `${k} ${(((cpuSeconds(pid) - before[k]) * 1e6) / jobs).toFixed(0)}`,
+    );
+    log(`end to end (${storeMethod}): ${rate.toFixed(0)} jobs/s; CPU per job (µs, user + system): ${cpu.join(', ')}`);
+    return rate;
   } catch (err) {
     log(`queue bench: end-to-end row failed: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   } finally {
     for (const c of clients) await c.shutdown().catch(() => undefined);
-    queue?.kill('SIGKILL');
-    engine.kill('SIGKILL');
+    // SIGTERM lets a profiled process write its profile; SIGKILL after a grace period either way
+    for (const p of [queue, engine]) p?.kill(process.env.BENCH_PROF === '1' ? 'SIGTERM' : 'SIGKILL');
+    await Promise.all(
+      [queue, engine].map(
+        (p) =>
+          p &&
+          p.exitCode === null &&
+          new Promise((r) => {
+            p.once('exit', r);
+            setTimeout(() => (p.kill('SIGKILL'), r()), 5000).unref();
+          }),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -203,23 +256,41 @@ export async function run({ log = console.log } = {}) {
   // Warm-up (not measured): both sides' code paths get compiled before either is timed.
   jobs = Math.min(3000, JOBS);
   await bullmqDirect();
-  await kvserver();
+  if (!ONLY_E2E) await kvserver();
   jobs = JOBS;
+  const e2eRuns = { in_memory: [], file_based: [] };
   for (let round = 0; round < 2; round++) {
     floorRuns.push(await bullmqDirect());
-    redisRuns.push(await kvserver());
+    if (!ONLY_E2E) redisRuns.push(await kvserver());
+    for (const method of ['in_memory', 'file_based']) e2eRuns[method].push(await throughEngine(log, method));
   }
-  add('queue: builtin in_memory', await builtin('in_memory'));
-  add('queue: builtin file_based (fsync before ack)', await builtin('file_based'));
-  add('queue: KvserverAdapter (Redis/BullMQ)', Math.max(...redisRuns));
-  if (await portOpen(5672)) add('queue: BrokerAdapter (RabbitMQ)', await broker());
-  else log('queue bench: RabbitMQ is not reachable; skipped its row');
-  add('queue: end to end via engine + svc-queue (builtin in_memory)', await throughEngine(log));
+  if (!ONLY_E2E) {
+    add('queue: builtin in_memory', await builtin('in_memory'));
+    add('queue: builtin file_based (fsync before ack)', await builtin('file_based'));
+    add('queue: KvserverAdapter (Redis/BullMQ)', Math.max(...redisRuns));
+    if (await portOpen(5672)) add('queue: BrokerAdapter (RabbitMQ)', await broker());
+    else log('queue bench: RabbitMQ is not reachable; skipped its row');
+  }
   const floor = Math.max(...floorRuns);
+  const targets = { in_memory: '≥ 1.5', file_based: '≥ 1.0' };
+  for (const method of ['in_memory', 'file_based']) {
+    const measured = e2eRuns[method].filter((x) => x !== undefined);
+    if (measured.length === 0) continue;
+    const value = Math.max(...measured);
+    rows.push({
+      name: `queue: end to end via engine + svc-queue (builtin ${method}${method === 'file_based' ? ', fsync before ack' : ''})`,
+      value: Math.round(value),
+      unit,
+      peer: 'BullMQ (concurrency 10)',
+      floor: Math.round(floor),
+      ratio: Number((value / floor).toFixed(2)),
+      target: targets[method],
+    });
+  }
   const runs = (xs) => xs.map((x) => x.toFixed(0)).join(' / ');
   log(`queue bench: BullMQ direct ${runs(floorRuns)} ${unit}; KvserverAdapter ${runs(redisRuns)} ${unit}`);
   log(`queue bench: ${JOBS} jobs, concurrency ${CONCURRENCY}, ${IN_FLIGHT} enqueues in flight`);
-  rows.push({ name: 'queue: BullMQ direct (floor)', value: Math.round(floor), unit });
+  rows.unshift({ name: 'queue: BullMQ direct (floor)', value: Math.round(floor), unit });
   for (const { name, value } of floorRows) {
     log(`queue bench: ${name} ${value.toFixed(0)} ${unit} (${(value / floor).toFixed(2)}x floor)`);
     rows.push({

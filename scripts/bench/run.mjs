@@ -1,5 +1,6 @@
 // `npm run bench`: runs every scripts/bench/*.mjs (except this file) that exports `run({ log })`, prints one
-// table of rows `{ name, value, unit, floor?, ratio? }` and writes them as JSON to bench-results/.
+// table of rows `{ name, value, unit, floor?, peer?, ratio?, target? }` (`floor` is the value of what the row is
+// measured against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/.
 // `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words.
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,10 +18,20 @@ function pad(text, width, right = false) {
 }
 
 function printTable(rows) {
-  const headers = ['area', 'name', 'value', 'unit', 'floor', 'ratio'];
-  const cells = rows.map((r) => [r.area, r.name, r.value, r.unit, r.floor ?? '', r.ratio ?? '']);
+  const headers = ['area', 'name', 'value', 'unit', 'against', 'its value', 'ratio', 'target'];
+  const against = (r) => r.peer ?? (r.floor === undefined ? '' : 'floor');
+  const cells = rows.map((r) => [
+    r.area,
+    r.name,
+    r.value,
+    r.unit,
+    against(r),
+    r.floor ?? '',
+    r.ratio ?? '',
+    r.target ?? '',
+  ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
-  const numeric = [false, false, true, false, true, true];
+  const numeric = [false, false, true, false, false, true, true, false];
   const line = (values) => values.map((v, i) => pad(v, widths[i], numeric[i])).join('  ');
   console.log(line(headers));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

@@ -2,7 +2,9 @@
  * State benchmark: `state::set` and `state::get` calls per second from a worker through a real engine into a real
  * svc-state process, per store (KvStore in_memory, KvStore file_based, KvserverAdapter on Redis), each beside its
  * floor: the same store called directly in this process, measured in the same run. 64 calls in flight, 1,000
- * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round.
+ * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round. Each engine row is also
+ * set beside its peer: an echo function in another worker process called through the same engine with the same
+ * payloads (target ≥ 0.7× its calls/s).
  *
  *   node scripts/bench/state.mjs            (or through `npm run bench`)
  *   SVC_BENCH_STATE_OPS=5000 node scripts/bench/state.mjs
@@ -68,6 +70,7 @@ async function throughEngine(adapterConfig) {
   );
   let state;
   let caller;
+  let echo;
   try {
     await waitUntil(() => probe(url), 15000);
     state = spawn(process.execPath, [join(ROOT, 'workers/state/dist/main.js')], {
@@ -90,11 +93,30 @@ async function throughEngine(adapterConfig) {
         ),
       15000,
     );
-    const set = await drive((i) => call('state::set', { scope: 'bench', key: `k${i % KEYS}`, value: VALUE }));
-    const get = await drive((i) => call('state::get', { scope: 'bench', key: `k${i % KEYS}` }));
-    return { set, get };
+    // the peer: an echo function in another worker process, through the same engine, with the same payloads;
+    // each measured right after its state call, so a noisy moment weighs on both alike
+    echo = spawn(process.execPath, [join(ROOT, 'scripts/bench/echo-worker.mjs')], {
+      env: { ...process.env, SVC_URL: url, SVC_LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    await waitUntil(
+      () =>
+        call('bench::echo', {}).then(
+          () => true,
+          () => false,
+        ),
+      15000,
+    );
+    const setPayload = (i) => ({ scope: 'bench', key: `k${i % KEYS}`, value: VALUE });
+    const getPayload = (i) => ({ scope: 'bench', key: `k${i % KEYS}` });
+    const set = await drive((i) => call('state::set', setPayload(i)));
+    const echoSet = await drive((i) => call('bench::echo', setPayload(i)));
+    const get = await drive((i) => call('state::get', getPayload(i)));
+    const echoGet = await drive((i) => call('bench::echo', getPayload(i)));
+    return { set, get, echo: { set: echoSet, get: echoGet } };
   } finally {
     await caller?.shutdown().catch(() => undefined);
+    echo?.kill('SIGKILL');
     state?.kill('SIGTERM');
     await new Promise((r) => (state && state.exitCode === null ? state.once('exit', r) : r()));
     engine.kill('SIGKILL');
@@ -243,6 +265,15 @@ export async function run({ log = console.log } = {}) {
           unit,
           floor: Math.round(floor[op]),
           ratio,
+        });
+        rows.push({
+          name: `state: state::${op} via engine + svc-state, ${store.name}, vs an echo call`,
+          value: Math.round(engine[op]),
+          unit,
+          peer: 'echo via engine',
+          floor: Math.round(engine.echo[op]),
+          ratio: round2(engine[op] / engine.echo[op]),
+          target: '≥ 0.7',
         });
       }
     } finally {

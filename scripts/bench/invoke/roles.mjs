@@ -4,53 +4,14 @@
 //   caller         raw ws caller driven over IPC: { cmd: 'seq', n, size } | { cmd: 'tput', concurrency, ms, size }
 //   sdk-executor   the same executor on our SDK
 //   sdk-caller     the same caller on our SDK
+//   (and the peers of invoke/peer-roles.mjs: json-relay, mol-executor, mol-caller, iii-executor, iii-caller)
 import { randomUUID } from 'node:crypto';
 import WebSocket, { WebSocketServer } from 'ws';
+import { serve } from './drive.mjs';
+import { peerRoles } from './peer-roles.mjs';
 
 const [role, url] = process.argv.slice(2);
 const FUNCTION_ID = 'bench::echo';
-
-function payload(size) {
-  return { s: 'x'.repeat(Math.max(0, size - 8)) };
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-}
-
-/** Drives `call` sequentially and at a fixed number of outstanding calls; answers the parent over IPC. */
-function serve(call) {
-  process.on('message', async (cmd) => {
-    const data = payload(cmd.size);
-    if (cmd.cmd === 'seq') {
-      for (let i = 0; i < Math.min(200, cmd.n); i++) await call(data); // warm-up
-      const samples = new Float64Array(cmd.n);
-      for (let i = 0; i < cmd.n; i++) {
-        const t0 = process.hrtime.bigint();
-        await call(data);
-        samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
-      }
-      samples.sort();
-      process.send({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
-    } else if (cmd.cmd === 'tput') {
-      let done = 0;
-      const warmEnd = Date.now() + 200;
-      while (Date.now() < warmEnd) await Promise.all(Array.from({ length: cmd.concurrency }, () => call(data)));
-      const start = process.hrtime.bigint();
-      const end = Date.now() + cmd.ms;
-      const lane = async () => {
-        while (Date.now() < end) {
-          await call(data);
-          done++;
-        }
-      };
-      await Promise.all(Array.from({ length: cmd.concurrency }, lane));
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      process.send({ perSecond: done / seconds });
-    }
-  });
-  process.send({ ready: true });
-}
 
 function openSocket(address) {
   return new Promise((resolve, reject) => {
@@ -114,7 +75,8 @@ function relay() {
 }
 
 async function sdkClient(name) {
-  const { registerWorker } = await import('@svc/sdk');
+  // BENCH_SDK_DIST: another build of the SDK (a dist/index.js path) to compare against the current one
+  const { registerWorker } = await import(process.env.BENCH_SDK_DIST ?? '@svc/sdk');
   const { default: pino } = await import('pino');
   const client = registerWorker(url, { workerName: name, logger: pino({ level: 'silent' }) });
   await client.ready();
@@ -132,9 +94,18 @@ async function sdkCaller() {
   serve((data) => client.trigger({ function_id: FUNCTION_ID, payload: data }));
 }
 
-const roles = { relay, executor: rawExecutor, caller: rawCaller, 'sdk-executor': sdkExecutor, 'sdk-caller': sdkCaller };
+process.on('SIGTERM', () => process.exit(0));
+
+const roles = {
+  relay,
+  executor: rawExecutor,
+  caller: rawCaller,
+  'sdk-executor': sdkExecutor,
+  'sdk-caller': sdkCaller,
+  ...peerRoles,
+};
 Promise.resolve()
-  .then(() => roles[role]())
+  .then(() => roles[role](url))
   .catch((err) => {
     console.error(`bench role ${role} failed:`, err);
     process.exit(1);

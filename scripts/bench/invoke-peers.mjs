@@ -1,0 +1,182 @@
+/* global URL */
+// Invocation against the systems a user would pick instead, in the same run (100 B payloads):
+//   svc     our SDK caller → engine → our SDK executor
+//   mol     Moleculer 0.14: two brokers over NATS (`broker.call`), NATS at 127.0.0.1:4222 (skipped when absent)
+//   relay   raw ws caller → a ws relay that parses and re-serialises every JSON frame → raw ws executor
+//   iii     iii-sdk caller → engine → iii-sdk executor
+// Targets: svc ≥ 1.5× Moleculer's calls/s at 256 outstanding; svc sequential p50 ≤ 1.0× the JSON relay's;
+// iii-sdk through the engine ≥ 1.0× Moleculer. Best of BENCH_ROUNDS (2) interleaved rounds. With BENCH_PROF=1
+// a last, unscored svc run at 256 outstanding writes the engine's CPU profile to bench-results/profiles/.
+import { join } from 'node:path';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { portOpen } from './lib/net.mjs';
+import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+const SEQ_CALLS = Number(process.env.BENCH_SEQ_CALLS ?? 1000);
+const TPUT_MS = Number(process.env.BENCH_TPUT_MS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SIZE = 100;
+const PROFILE_DIR = join(ROOT, 'bench-results/profiles');
+
+/** Starts one path's processes, runs `fn(caller)`, stops them. */
+async function withPeer(kind, fn, options = {}) {
+  const stops = [];
+  const pids = [];
+  try {
+    let url;
+    let names;
+    if (kind === 'mol') {
+      url = NATS_URL;
+      names = ['mol-executor', 'mol-caller'];
+    } else if (kind === 'relay') {
+      const relay = role('json-relay', '');
+      stops.push(() => relay.stop());
+      pids.push(relay.child.pid);
+      const { port } = await relay.ready;
+      url = `ws://127.0.0.1:${port}`;
+      names = ['executor', 'caller'];
+    } else {
+      const engine = await startEngineProcess(options);
+      stops.push(() => engine.stop());
+      pids.push(engine.pid);
+      url = engine.url;
+      names = kind === 'iii' ? ['iii-executor', 'iii-caller'] : ['sdk-executor', 'sdk-caller'];
+    }
+    const suffix = kind === 'relay' ? ['/exec', '/call'] : ['', ''];
+    const env = kind === 'base' ? { BENCH_SDK_DIST: process.env.BENCH_SDK_BASE } : {};
+    const executor = role(names[0], url + suffix[0], env);
+    stops.push(() => executor.stop());
+    await executor.ready;
+    const caller = role(names[1], url + suffix[1], env);
+    stops.push(() => caller.stop());
+    await caller.ready;
+    pids.push(executor.child.pid, caller.child.pid);
+    return await fn(caller, pids);
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+}
+
+const cpuOf = (pids) => pids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? NaN), 0);
+
+/**
+ * Latency, throughput at 256 outstanding, and the CPU time all of the path's processes spent per call meanwhile
+ * (less sensitive to a shared machine's load than calls/s; a Moleculer path's NATS server is a shared service and
+ * not counted, which can only flatter Moleculer).
+ */
+async function measure(caller, pids) {
+  const seq = await caller.ask({ cmd: 'seq', n: SEQ_CALLS, size: SIZE });
+  const before = cpuOf(pids);
+  const tput = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE });
+  // the run includes a 200 ms warm-up at the same rate
+  const cpuPerCall = (cpuOf(pids) - before) / ((tput.perSecond * (TPUT_MS + 200)) / 1000);
+  return { p50: seq.p50, p99: seq.p99, perSecond: tput.perSecond, cpuPerCall };
+}
+
+function best(a, b) {
+  if (a === undefined) return b;
+  return {
+    p50: Math.min(a.p50, b.p50),
+    p99: Math.min(a.p99, b.p99),
+    perSecond: Math.max(a.perSecond, b.perSecond),
+    cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
+  };
+}
+
+const r2 = (x) => Math.round(x * 100) / 100;
+const us = (x) => Math.round(x * 10) / 10;
+
+export async function run({ log = console.log } = {}) {
+  const natsUp = await portOpen(Number(new URL(NATS_URL).port || 4222));
+  if (!natsUp) log(`invoke-peers: no NATS at ${NATS_URL}: Moleculer rows skipped (scripts/services.sh starts one)`);
+  const all = natsUp ? ['svc', 'mol', 'relay', 'iii'] : ['svc', 'relay', 'iii'];
+  // BENCH_INVOKE_KINDS=svc,base: only those paths (base: the SDK build in BENCH_SDK_BASE, for an A/B of a lever)
+  const kinds = process.env.BENCH_INVOKE_KINDS?.split(',') ?? all;
+  log(`invoke-peers: ${kinds.join(', ')}; 100 B; best of ${ROUNDS} interleaved rounds`);
+  const results = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of kinds) {
+      results[kind] = best(results[kind], await withPeer(kind, measure));
+      const r = results[kind];
+      log(
+        `  round ${round + 1} ${kind}: p50 ${us(r.p50)} µs, ${Math.round(r.perSecond)} calls/s @256, ` +
+          `${us(r.cpuPerCall)} µs CPU/call (best so far)`,
+      );
+    }
+  }
+  const { svc, mol, relay, iii, base } = results;
+  const rows = [];
+  if (base)
+    rows.push({
+      name: 'invoke 100B @256, this SDK vs base',
+      value: Math.round(svc.perSecond),
+      unit: 'calls/s',
+      peer: 'base SDK',
+      floor: Math.round(base.perSecond),
+      ratio: r2(svc.perSecond / base.perSecond),
+    });
+  if (base)
+    rows.push({
+      name: 'invoke 100B p50, this SDK vs base',
+      value: us(svc.p50),
+      unit: 'µs',
+      peer: 'base SDK',
+      floor: us(base.p50),
+      ratio: r2(svc.p50 / base.p50),
+    });
+  if (!relay) return rows;
+  const calls = (name, value, peer, peerValue, target) => ({
+    name,
+    value: Math.round(value),
+    unit: 'calls/s',
+    peer,
+    floor: Math.round(peerValue),
+    ratio: r2(value / peerValue),
+    target,
+  });
+  if (mol) {
+    rows.push(calls('invoke 100B @256, our SDK both ends', svc.perSecond, 'Moleculer/NATS', mol.perSecond, '≥ 1.5'));
+    rows.push(calls('invoke 100B @256, iii-sdk both ends', iii.perSecond, 'Moleculer/NATS', mol.perSecond, '≥ 1.0'));
+    const cpu = (name, value, target) => ({
+      name,
+      value: us(value),
+      unit: 'µs CPU/call',
+      peer: 'Moleculer/NATS (w/o NATS server)',
+      floor: us(mol.cpuPerCall),
+      ratio: r2(value / mol.cpuPerCall),
+      target,
+    });
+    rows.push(cpu('invoke 100B @256 CPU per call, our SDK both ends + engine', svc.cpuPerCall, '≤ 0.67'));
+    rows.push(cpu('invoke 100B @256 CPU per call, iii-sdk both ends + engine', iii.cpuPerCall, '≤ 1.0'));
+  }
+  rows.push({
+    name: 'invoke 100B sequential p50, our SDK both ends',
+    value: us(svc.p50),
+    unit: 'µs',
+    peer: 'ws JSON relay',
+    floor: us(relay.p50),
+    ratio: r2(svc.p50 / relay.p50),
+    target: '≤ 1.0',
+  });
+  if (mol) {
+    rows.push({
+      name: 'invoke 100B sequential p50, Moleculer/NATS (for reference)',
+      value: us(mol.p50),
+      unit: 'µs',
+    });
+  }
+  if (process.env.BENCH_PROF === '1') {
+    log(`invoke-peers: profiling the engine at 256 outstanding → ${PROFILE_DIR}`);
+    await withPeer('svc', (caller) => caller.ask({ cmd: 'tput', concurrency: 256, ms: 3000, size: SIZE }), {
+      cpuProfDir: PROFILE_DIR,
+    });
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  run().then((rows) => console.table(rows));
+}
