@@ -129,15 +129,18 @@ describe('replicas', () => {
     };
     const lanes = Array.from({ length: 16 }, lane);
     await new Promise((r) => setTimeout(r, 500));
-    const killedAt = Date.now();
     await c.kill();
+    // "Later" is measured from the moment the engine has dropped the replica (it learns of the death from the socket
+    // close, which a loaded machine can delay): calls routed to it before then may fail, none after.
+    await waitFor(async () => (await functionWorkers('load::echo')) === 1, 5000, 'the dead replica to leave');
+    const droppedAt = Date.now();
     await new Promise((r) => setTimeout(r, 800));
     running = false;
     await Promise.all(lanes);
     const errors = outcomes.filter((o) => o.error !== undefined);
     expect(errors.every((o) => o.error === 'invocation_stopped')).toBe(true);
     expect(errors.length).toBeLessThanOrEqual(16);
-    expect(errors.every((o) => o.startedAt <= killedAt + 100)).toBe(true);
-    expect(outcomes.filter((o) => o.startedAt > killedAt + 100 && o.error === undefined).length).toBeGreaterThan(10);
+    expect(errors.every((o) => o.startedAt <= droppedAt)).toBe(true);
+    expect(outcomes.filter((o) => o.startedAt > droppedAt && o.error === undefined).length).toBeGreaterThan(10);
   });
 });
