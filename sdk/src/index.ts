@@ -23,11 +23,13 @@ export {
   type TelemetryOptions,
 } from './telemetry/telemetry.js';
 export {
+  ENGINE_SPANS_PREFIX,
   FrameLogExporter,
   FrameSpanExporter,
   TELEMETRY_PREFIXES,
   telemetryFrame,
   type FrameSink,
+  type IngestPrefix,
   type TelemetryPrefix,
 } from './telemetry/otlp-frames.js';
 export {

@@ -12,6 +12,13 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export type TelemetryPrefix = 'OTLP' | 'LOGS' | 'MTRC';
 export const TELEMETRY_PREFIXES: readonly TelemetryPrefix[] = ['OTLP', 'LOGS', 'MTRC'];
+/**
+ * The engine's own invocation spans, handed to svc-otel's `otel::ingest` as a compact text rather than OTLP/JSON
+ * (docs/observability.md, "The engine's span batches"). Never a socket frame: sockets carry the three above.
+ */
+export const ENGINE_SPANS_PREFIX = 'SVCS';
+/** What `otel::ingest` takes: the socket frames' prefixes and the engine's span batches. */
+export type IngestPrefix = TelemetryPrefix | typeof ENGINE_SPANS_PREFIX;
 
 /** Takes one serialised batch; returns false when it could not be handed on (dropped). */
 export type FrameSink = (prefix: TelemetryPrefix, body: Uint8Array) => boolean;

@@ -7,14 +7,15 @@
  */
 import type { Logger } from 'pino';
 import type { ObservabilityConfig } from './config.js';
-import { SDK_SCOPE, type TelemetryPrefix } from '@svc/sdk';
+import { ENGINE_SPANS_PREFIX, SDK_SCOPE, type IngestPrefix } from '@svc/sdk';
 import { printLog } from './console-output.js';
 import { HttpRequestCounter } from './http-requests.js';
 import type { LogTriggers } from './log-trigger.js';
 import type { TraceTriggers } from './trace-trigger.js';
 import { decodeLogs, type LogRecord } from './otlp/decode-logs.js';
 import { decodeMetrics } from './otlp/decode-metrics.js';
-import { decodeTraces } from './otlp/decode-traces.js';
+import { EngineSpanDecoder } from './otlp/decode-engine-spans.js';
+import { decodeTraces, type StoredSpan } from './otlp/decode-traces.js';
 import { OtlpExport } from './export/otlp-export.js';
 import { LogStore } from './stores/log-store.js';
 import { MetricStore } from './stores/metric-store.js';
@@ -35,6 +36,7 @@ export class Collector {
   readonly metrics: MetricStore;
   private readonly export: OtlpExport | undefined;
   private readonly httpRequests = new HttpRequestCounter();
+  private readonly engineSpans = new EngineSpanDecoder();
   private sweeper: NodeJS.Timeout | undefined;
   logTriggers: LogTriggers | undefined;
   traceTriggers: TraceTriggers | undefined;
@@ -68,13 +70,12 @@ export class Collector {
   }
 
   /** One batch; never throws (a bad batch is logged and dropped). */
-  ingest(prefix: TelemetryPrefix, text: string): void {
-    let body: unknown;
+  ingest(prefix: IngestPrefix, text: string): void {
     try {
-      body = JSON.parse(text);
-      if (prefix === 'OTLP') this.traces(body);
-      else if (prefix === 'LOGS') this.logRecords(body);
-      else this.metricPoints(body);
+      if (prefix === ENGINE_SPANS_PREFIX) this.traces(this.engineSpans.decode(text));
+      else if (prefix === 'OTLP') this.traces(decodeTraces(JSON.parse(text)));
+      else if (prefix === 'LOGS') this.logRecords(JSON.parse(text));
+      else this.metricPoints(JSON.parse(text));
     } catch (err) {
       this.drop(prefix, err, text.length);
     }
@@ -90,8 +91,7 @@ export class Collector {
     };
   }
 
-  private traces(body: unknown): void {
-    const spans = decodeTraces(body);
+  private traces(spans: StoredSpan[]): void {
     if (this.config.exporter !== 'otlp') for (const s of spans) this.spans.add(s);
     this.traceTriggers?.spans(spans);
     if (this.config.metrics_enabled) {

@@ -4,7 +4,7 @@
  * `otel::status` the engine uses. One table of small named handlers.
  */
 import type { ObservabilityConfig } from './config.js';
-import { TELEMETRY_PREFIXES, type SvcClient, type TelemetryPrefix } from '@svc/sdk';
+import { ENGINE_SPANS_PREFIX, TELEMETRY_PREFIXES, type IngestPrefix, type SvcClient } from '@svc/sdk';
 import type { Alerts } from './alerts.js';
 import type { Collector } from './collector.js';
 import { engineLog, LOG_LEVELS } from './engine-log.js';
@@ -22,7 +22,7 @@ export interface OtelServices {
 type Handler = (s: OtelServices, payload: unknown) => unknown;
 
 const FUNCTIONS: Record<string, { handler: Handler; description: string; internal?: boolean }> = {
-  'otel::ingest': { handler: ingest, description: 'Take one OTLP/JSON telemetry batch', internal: true },
+  'otel::ingest': { handler: ingest, description: 'Take one telemetry batch', internal: true },
   'otel::status': { handler: (s) => s.collector.status(), description: 'Store sizes and counters', internal: true },
   'engine::traces::list': { handler: (s, p) => listTraces(s.collector.spans, p), description: 'List spans' },
   'engine::traces::tree': { handler: (s, p) => traceTree(s.collector.spans, p), description: 'One trace as a tree' },
@@ -37,15 +37,17 @@ const FUNCTIONS: Record<string, { handler: Handler; description: string; interna
   'engine::alerts::evaluate': { handler: (s) => s.alerts.evaluate(), description: 'Evaluate alert rules now' },
 };
 
+const INGEST_PREFIXES: readonly string[] = [...TELEMETRY_PREFIXES, ENGINE_SPANS_PREFIX];
+
 function ingest(s: OtelServices, payload: unknown): void {
   const fn = 'otel::ingest';
   const input = inputOf(fn, payload);
   const prefix = str(fn, input, 'prefix');
   const body = str(fn, input, 'body');
-  if (prefix === undefined || !(TELEMETRY_PREFIXES as readonly string[]).includes(prefix) || body === undefined) {
-    throw invalid(fn, 'expected {prefix: OTLP|LOGS|MTRC, body: string}');
+  if (prefix === undefined || !INGEST_PREFIXES.includes(prefix) || body === undefined) {
+    throw invalid(fn, `expected {prefix: ${INGEST_PREFIXES.join('|')}, body: string}`);
   }
-  s.collector.ingest(prefix as TelemetryPrefix, body);
+  s.collector.ingest(prefix as IngestPrefix, body);
 }
 
 function samplingRules(config: ObservabilityConfig): unknown {

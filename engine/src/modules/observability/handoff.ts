@@ -2,26 +2,49 @@
  * The `/otel` hand-off: every binary telemetry frame (from iii-sdk's `/otel` socket, from our SDK's worker
  * socket, and the engine's own spans and metrics) goes to the svc-otel worker's `otel::ingest` as one void call.
  * Frames with an unknown prefix or over the size bound are logged and dropped here; svc-otel logs and drops those
- * whose body does not decode. Nothing here can affect the socket the frame came on.
+ * whose body does not decode. Nothing here can affect the socket the frame came on. Until svc-otel has registered
+ * `otel::ingest` (at start-up, or while it restarts) batches wait here, up to a bound (the oldest are dropped and
+ * counted past it), so the lines capability workers log while starting are not lost.
  */
 import type { Logger } from 'pino';
-import { TELEMETRY_PREFIXES, TriggerAction, type SvcClient, type TelemetryPrefix } from '@svc/sdk';
+import { TELEMETRY_PREFIXES, TriggerAction, type IngestPrefix, type SvcClient, type TelemetryPrefix } from '@svc/sdk';
 
 /** The svc-otel function that takes frames. */
 export const INGEST_FUNCTION = 'otel::ingest';
 /** Largest telemetry frame accepted: 4 MiB (iii-sdk batches are far smaller). */
 export const MAX_TELEMETRY_FRAME_BYTES = 4 * 1024 * 1024;
 const LOUD_DROPS = 5;
+/** What waits for svc-otel at most: this many bytes of batches. */
+export const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 export class TelemetryHandoff {
   private dropped = 0;
   forwarded = 0;
+  private waiting: { prefix: IngestPrefix; body: string }[] = [];
+  private waitingBytes = 0;
 
+  /** `ready`: whether svc-otel's `otel::ingest` is registered now. */
   constructor(
     private readonly client: SvcClient,
     private readonly logger: Logger,
+    private readonly ready: () => boolean,
     private readonly maxBytes = MAX_TELEMETRY_FRAME_BYTES,
+    private readonly maxWaitingBytes = MAX_WAITING_BYTES,
   ) {}
+
+  /** Batches waiting for svc-otel. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  /** The registered functions changed: sends what waits once svc-otel is there. */
+  functionsChanged(): void {
+    if (this.waiting.length === 0 || !this.ready()) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.waitingBytes = 0;
+    for (const { prefix, body } of waiting) this.send(prefix, body);
+  }
 
   get droppedCount(): number {
     return this.dropped;
@@ -42,17 +65,29 @@ export class TelemetryHandoff {
     return true;
   }
 
-  /** The engine's own batch written as JSON text (its spans): no bytes to decode. */
-  localText(prefix: TelemetryPrefix, body: string): boolean {
+  /** The engine's own batch written as text (its span batches): no bytes to decode. */
+  localText(prefix: IngestPrefix, body: string): boolean {
     this.send(prefix, body);
     return true;
   }
 
-  private send(prefix: TelemetryPrefix, body: string): void {
+  private send(prefix: IngestPrefix, body: string): void {
+    if (!this.ready()) return this.wait(prefix, body);
+    if (this.waiting.length > 0) this.functionsChanged();
     this.forwarded++;
     this.client
       .trigger({ function_id: INGEST_FUNCTION, payload: { prefix, body }, action: TriggerAction.Void() })
       .catch((err: unknown) => this.logger.debug({ err }, 'telemetry hand-off failed'));
+  }
+
+  private wait(prefix: IngestPrefix, body: string): void {
+    this.waiting.push({ prefix, body });
+    this.waitingBytes += body.length;
+    while (this.waitingBytes > this.maxWaitingBytes && this.waiting.length > 0) {
+      const oldest = this.waiting.shift()!;
+      this.waitingBytes -= oldest.body.length;
+      this.drop(`svc-otel not connected and over ${this.maxWaitingBytes} bytes waiting`, oldest.body.length);
+    }
   }
 
   private drop(why: string, bytes: number): void {

@@ -5,7 +5,7 @@
  * of the hook interface, docs/hooks.md), the hand-off of workers' telemetry frames to svc-otel, `GET /metrics`, the observability
  * components of `engine::health::check`, and log records of worker arrivals and departures.
  */
-import { createSampler, setLogForwarder, Telemetry, type SvcClient } from '@svc/sdk';
+import { createSampler, ENGINE_SPANS_PREFIX, setLogForwarder, Telemetry, type SvcClient } from '@svc/sdk';
 import type { ObservabilityConfig } from '@svc/config';
 import { sendJson } from '../../http-json.js';
 import type { ComponentHealth, EngineModule, ModuleContext } from '../module.js';
@@ -43,7 +43,11 @@ class ObservabilityModule implements EngineModule {
     if (!this.config.enabled) return; // engine::health::check keeps reporting the components as disabled
     const client = await ctx.connect('svc-engine-otel');
     this.client = client;
-    const handoff = new TelemetryHandoff(client, ctx.logger);
+    const handoff = new TelemetryHandoff(
+      client,
+      ctx.logger,
+      () => ctx.engine.getFunction(INGEST_FUNCTION) !== undefined,
+    );
     this.handoff = handoff;
     const send = handoff.local.bind(handoff);
     const resource = resourceAttributes(this.config);
@@ -74,7 +78,7 @@ class ObservabilityModule implements EngineModule {
       });
     }
     ctx.engine.setTelemetrySink((frame) => handoff.accept(frame));
-    const spans = new SpanBatch({ send: (body) => handoff.localText('OTLP', body), resource });
+    const spans = new SpanBatch({ send: (body) => handoff.localText(ENGINE_SPANS_PREFIX, body), resource });
     const tracing = {
       sampler: createSampler(samplingSettings(this.config)),
       spans,
@@ -117,6 +121,7 @@ class ObservabilityModule implements EngineModule {
   private logWorkerEvents(ctx: ModuleContext): () => void {
     return ctx.hooks.observe({
       topology: (event) => {
+        if (event.kind === 'functions') this.handoff?.functionsChanged();
         if (event.kind !== 'worker' || event.event === 'worker_metadata_updated') return;
         const worker = ctx.engine.getWorker(event.workerId);
         const what = event.event === 'worker_connected' ? 'worker connected' : 'worker disconnected';
@@ -134,6 +139,7 @@ class ObservabilityModule implements EngineModule {
         endpoint: this.config.exporter === 'memory' ? undefined : this.config.endpoint,
         frames_forwarded: this.handoff?.forwarded ?? 0,
         frames_dropped: this.handoff?.droppedCount ?? 0,
+        frames_waiting: this.handoff?.waitingCount ?? 0,
       },
     }));
     for (const part of ['spans', 'logs', 'metrics'] as const) {

@@ -1,26 +1,25 @@
 /**
- * The engine's invocation spans as plain records, shipped as OTLP/JSON `OTLP` batches: what an OpenTelemetry
- * span, `BatchSpanProcessor` and `JsonTraceSerializer` would send for them (the same resource per service, scope
- * `svc`, kind, attributes, status and `exception` event), without their per-span objects. A span costs one small
- * record while it runs; the JSON of a batch is written once, when the batch is shipped (512 spans, or 100 ms
- * after its first span, or about 1 MiB of error text), outside the call that filled it.
+ * The engine's invocation spans as plain records, shipped to svc-otel as engine span batches (`SVCS`): the
+ * fields an OpenTelemetry span, `BatchSpanProcessor` and `JsonTraceSerializer` would send for them (resource per
+ * service, scope `svc`, kind server, the invocation id and service attributes, status and `exception` event), in
+ * a compact text svc-otel turns into the same stored spans as their OTLP/JSON. A span costs one small record
+ * while it runs; its batch is written once, when it is shipped (512 spans, or 100 ms after its first span, or
+ * about 1 MiB of error text), outside the call that filled it.
  *
  * Ownership: owns its batch timer; `close()` ships what is pending and stops it.
  */
 import { randomFillSync } from 'node:crypto';
-import type { Attributes, AttributeValue } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 
 /** The instrumentation scope of the engine's spans (the tracer name the SDK's `Telemetry` used). */
 export const ENGINE_SPAN_SCOPE = 'svc';
-/** OTLP span kind SERVER (the API's `SpanKind.SERVER` + 1). */
-const OTLP_KIND_SERVER = 2;
 const STATUS_UNSET = 0;
 const STATUS_OK = 1;
 const STATUS_ERROR = 2;
 
 export interface SpanBatchOptions {
-  /** Takes one OTLP/JSON body (`{"resourceSpans":[…]}`); false when it was dropped. */
+  /** Takes one engine span batch (`SpanBatch.serialize`); false when it was dropped. */
   send: (body: string) => boolean;
   /** Resource attributes of every service (`service.name` is set per span's service). */
   resource: Attributes;
@@ -101,12 +100,6 @@ export class IdPool {
   }
 }
 
-/** Epoch ms (fractional) → OTLP/JSON nanoseconds (a decimal string, µs precision like `performance.now()`). */
-export function epochNanos(ms: number): string {
-  return `${Math.round(ms * 1000)}000`;
-}
-
-const MAX_CACHED = 10_000;
 /** About this many bytes of error text in a batch ship it at once (frames stay far below the 4 MiB bound). */
 const MAX_BATCH_TEXT = 1024 * 1024;
 
@@ -117,10 +110,8 @@ export class SpanBatch {
   private immediate: NodeJS.Immediate | undefined;
   private readonly maxSpans: number;
   private readonly delayMs: number;
-  /** Per service: `{"resource":…,"scopeSpans":[{"scope":{"name":"svc"},"spans":[` */
-  private readonly heads = new Map<string, string>();
-  /** JSON string literals of span names (function ids), reused. */
-  private readonly names = new Map<string, string>();
+  /** `{"resource":{…},"scope":"svc","strings":` (the resource every service shares, written once). */
+  private head: string | undefined;
   private readonly flushNow = (): void => {
     this.immediate = undefined;
     this.flush();
@@ -170,111 +161,59 @@ export class SpanBatch {
     this.flush();
   }
 
-  /** `{"resourceSpans":[…]}` of `spans[from, to)`, one resource per service in order of first appearance. */
+  /**
+   * `spans[from, to)` as one engine span batch (docs/observability.md, "The engine's span batches"): a JSON head
+   * (the resource, the scope and a table of the batch's strings), then one line per span of space-separated
+   * fields, strings as indexes into the table. Ids, times and numbers need no escaping, and a name or service
+   * repeated across the batch is written once.
+   */
   serialize(spans: readonly SpanRecord[], from = 0, to = spans.length): string {
-    let first = spans[from]!.resourceService;
-    let single = true;
-    for (let i = from + 1; i < to; i++) {
-      if (spans[i]!.resourceService !== first) {
-        single = false;
-        break;
-      }
-    }
-    if (single) return `{"resourceSpans":[${this.head(first)}${this.spansJson(spans, from, to, undefined)}]}]}]}`;
-    const parts: string[] = [];
-    const seen = new Set<string>();
-    for (let i = from; i < to; i++) {
-      first = spans[i]!.resourceService;
-      if (seen.has(first)) continue;
-      seen.add(first);
-      parts.push(`${this.head(first)}${this.spansJson(spans, i, to, first)}]}]}`);
-    }
-    return `{"resourceSpans":[${parts.join(',')}]}`;
-  }
-
-  /** The spans of `spans[from, to)` (only those whose resource is `service`'s when given), comma-separated. */
-  private spansJson(spans: readonly SpanRecord[], from: number, to: number, service: string | undefined): string {
-    let out = '';
+    const strings = new StringTable();
+    let lines = '';
     for (let i = from; i < to; i++) {
       const s = spans[i]!;
-      if (service !== undefined && s.resourceService !== service) continue;
-      if (out.length > 0) out += ',';
-      out += this.spanJson(s);
+      const parent = s.parentSpanId ?? '-';
+      const invocation = PLAIN_ID.test(s.invocationId) ? s.invocationId : `#${strings.index(s.invocationId)}`;
+      const error =
+        s.exceptionType === undefined
+          ? '- - -'
+          : `${strings.index(s.exceptionType)} ${strings.optional(s.exceptionMessage)} ${strings.optional(s.exceptionStack)}`;
+      lines +=
+        `\n${s.traceId} ${s.spanId} ${parent} ${strings.index(s.name)} ${strings.index(s.service)} ` +
+        `${strings.index(s.resourceService)} ${invocation} ${Math.round(s.startMs * 1000)} ` +
+        `${Math.round(s.endMs * 1000)} ${s.status} ${strings.optional(s.statusMessage)} ${error}`;
     }
-    return out;
+    return `${this.batchHead()}${JSON.stringify(strings.list)}}${lines}`;
   }
 
-  private spanJson(s: SpanRecord): string {
-    const end = epochNanos(s.endMs);
-    const parent = s.parentSpanId === undefined ? '' : `"parentSpanId":"${s.parentSpanId}",`;
-    const events =
-      s.exceptionType === undefined
-        ? ''
-        : `{"attributes":[${exceptionAttributes(s)}],"name":"exception","timeUnixNano":"${end}","droppedAttributesCount":0}`;
-    const status =
-      s.statusMessage === undefined
-        ? `{"code":${s.status}}`
-        : `{"code":${s.status},"message":${JSON.stringify(s.statusMessage)}}`;
-    return (
-      `{"traceId":"${s.traceId}","spanId":"${s.spanId}",${parent}"name":${this.name(s.name)},` +
-      `"kind":${OTLP_KIND_SERVER},"startTimeUnixNano":"${epochNanos(s.startMs)}","endTimeUnixNano":"${end}",` +
-      `"attributes":[{"key":"svc.invocation_id","value":{"stringValue":${jsonString(s.invocationId)}}},` +
-      `{"key":"service.name","value":{"stringValue":${JSON.stringify(s.service)}}}],"droppedAttributesCount":0,` +
-      `"events":[${events}],"droppedEventsCount":0,"status":${status},"links":[],"droppedLinksCount":0}`
-    );
-  }
-
-  private name(name: string): string {
-    let json = this.names.get(name);
-    if (json === undefined) {
-      json = JSON.stringify(name);
-      if (this.names.size < MAX_CACHED) this.names.set(name, json);
+  private batchHead(): string {
+    if (this.head === undefined) {
+      // the resource a tracer provider would have: the SDK's defaults, then ours (`service.name` is per span)
+      const resource = Resource.default().merge(new Resource(this.options.resource)).attributes;
+      this.head = `{"resource":${JSON.stringify(resource)},"scope":"${ENGINE_SPAN_SCOPE}","strings":`;
     }
-    return json;
+    return this.head;
   }
+}
 
-  private head(service: string): string {
-    let head = this.heads.get(service);
-    if (head === undefined) {
-      // the resource a tracer provider would have: the SDK's defaults, then ours, then the service
-      const resource = Resource.default().merge(new Resource({ ...this.options.resource, 'service.name': service }));
-      const attributes = Object.keys(resource.attributes).map((key) => ({
-        key,
-        value: anyValue(resource.attributes[key]),
-      }));
-      head =
-        `{"resource":${JSON.stringify({ attributes, droppedAttributesCount: 0 })},` +
-        `"scopeSpans":[{"scope":{"name":"${ENGINE_SPAN_SCOPE}"},"spans":[`;
-      if (this.heads.size < MAX_CACHED) this.heads.set(service, head);
+/** The strings of one batch, each written once; `-` stands for "none" (an empty text is none, too). */
+class StringTable {
+  readonly list: string[] = [];
+  private readonly at = new Map<string, number>();
+
+  index(value: string): number {
+    let i = this.at.get(value);
+    if (i === undefined) {
+      i = this.list.push(value) - 1;
+      this.at.set(value, i);
     }
-    return head;
+    return i;
+  }
+
+  optional(value: string | undefined): string | number {
+    return value === undefined || value === '' ? '-' : this.index(value);
   }
 }
 
-/** `exception.type`, `exception.message` (when not empty), `exception.stacktrace` (when not empty). */
-function exceptionAttributes(s: SpanRecord): string {
-  let out = `{"key":"exception.type","value":{"stringValue":${JSON.stringify(s.exceptionType)}}}`;
-  if (s.exceptionMessage) {
-    out += `,{"key":"exception.message","value":{"stringValue":${JSON.stringify(s.exceptionMessage)}}}`;
-  }
-  if (s.exceptionStack) {
-    out += `,{"key":"exception.stacktrace","value":{"stringValue":${JSON.stringify(s.exceptionStack)}}}`;
-  }
-  return out;
-}
-
-const PLAIN_ID = /^[0-9A-Za-z_.:-]*$/;
-
-/** A JSON string literal; ids made of plain characters (UUIDs) need no escaping. */
-function jsonString(value: string): string {
-  return PLAIN_ID.test(value) ? `"${value}"` : JSON.stringify(value);
-}
-
-/** An OTLP `AnyValue` (as `@opentelemetry/otlp-transformer` writes it). */
-function anyValue(value: AttributeValue | undefined): unknown {
-  if (typeof value === 'string') return { stringValue: value };
-  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
-  if (typeof value === 'boolean') return { boolValue: value };
-  if (Array.isArray(value)) return { arrayValue: { values: value.map((v) => anyValue(v ?? undefined)) } };
-  return {};
-}
+/** Invocation ids written as they are (UUIDs); any other is written through the string table. */
+const PLAIN_ID = /^[0-9A-Za-z_.:][0-9A-Za-z_.:-]*$/;

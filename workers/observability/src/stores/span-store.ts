@@ -1,10 +1,13 @@
-/** Spans in memory: at most `memory_max_spans` (the oldest are evicted), indexed by trace id. */
+/**
+ * Spans in memory: at most `memory_max_spans` (the oldest are evicted), indexed by trace id. A trace of one span
+ * (most traces of single calls) is indexed by the span itself, with no list of its own.
+ */
 import type { StoredSpan } from '../otlp/decode-traces.js';
 import { BoundedLog } from './bounded-log.js';
 
 export class SpanStore {
   private readonly log: BoundedLog<StoredSpan>;
-  private readonly byTrace = new Map<string, StoredSpan[]>();
+  private readonly byTrace = new Map<string, StoredSpan | StoredSpan[]>();
 
   constructor(maxSpans: number) {
     this.log = new BoundedLog(
@@ -28,17 +31,17 @@ export class SpanStore {
   }
 
   add(span: StoredSpan): void {
-    let spans = this.byTrace.get(span.trace_id);
-    if (spans === undefined) {
-      spans = [];
-      this.byTrace.set(span.trace_id, spans);
-    }
-    spans.push(span);
+    const indexed = this.byTrace.get(span.trace_id);
+    if (indexed === undefined) this.byTrace.set(span.trace_id, span);
+    else if (Array.isArray(indexed)) indexed.push(span);
+    else this.byTrace.set(span.trace_id, [indexed, span]);
     this.log.push(span);
   }
 
   trace(traceId: string): StoredSpan[] {
-    return this.byTrace.get(traceId.toLowerCase()) ?? [];
+    const indexed = this.byTrace.get(traceId.toLowerCase());
+    if (indexed === undefined) return [];
+    return Array.isArray(indexed) ? [...indexed] : [indexed];
   }
 
   /** Newest first. */
@@ -52,10 +55,13 @@ export class SpanStore {
   }
 
   private unindex(span: StoredSpan): void {
-    const spans = this.byTrace.get(span.trace_id);
-    if (spans === undefined) return;
-    const i = spans.indexOf(span);
-    if (i >= 0) spans.splice(i, 1);
-    if (spans.length === 0) this.byTrace.delete(span.trace_id);
+    const indexed = this.byTrace.get(span.trace_id);
+    if (indexed === span) {
+      this.byTrace.delete(span.trace_id);
+    } else if (Array.isArray(indexed)) {
+      const i = indexed.indexOf(span);
+      if (i >= 0) indexed.splice(i, 1);
+      if (indexed.length === 0) this.byTrace.delete(span.trace_id);
+    }
   }
 }

@@ -1,15 +1,18 @@
 /**
- * The engine's invocation spans, written without OpenTelemetry span objects, say exactly what the OpenTelemetry
- * SDK (through the SDK's `Telemetry`) says for the same invocations: same resource per service, scope, name,
- * kind, attributes, parent, status and `exception` event, for arbitrary names, services and error texts. Ids and
- * times are the only fields that differ (fresh ids, another clock reading).
+ * The engine's invocation spans, written without OpenTelemetry span objects as engine span batches and read by
+ * svc-otel, are stored exactly as the OTLP/JSON the OpenTelemetry SDK (through the SDK's `Telemetry`) sends for
+ * the same invocations: same resource per service, scope, name, kind, attributes, parent, status and `exception`
+ * event, for arbitrary names, services, invocation ids and error texts. Ids and times are the only fields that
+ * differ (fresh ids, another clock reading); a malformed batch is refused naming the line and field.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSampler, recordSpanError, SpanKind, SpanStatusCode, Telemetry, type SamplingSettings } from '@svc/sdk';
-import type { InvocationSettled, InvocationStarted } from '../src/modules/module.js';
-import { InvocationTracer } from '../src/modules/observability/invocation-tracer.js';
-import { SpanBatch } from '../src/modules/observability/span-batch.js';
+import type { InvocationSettled, InvocationStarted } from '../../engine/src/modules/module.js';
+import { InvocationTracer } from '../../engine/src/modules/observability/invocation-tracer.js';
+import { SpanBatch } from '../../engine/src/modules/observability/span-batch.js';
+import { EngineSpanDecoder } from '../../workers/observability/src/otlp/decode-engine-spans.js';
+import { decodeTraces, type StoredSpan } from '../../workers/observability/src/otlp/decode-traces.js';
 
 const RESOURCE = { 'service.namespace': 'svc', 'service.version': '1.2.3' };
 const ALL: SamplingSettings = { defaultRatio: 1, parentBased: true, rules: [], maxTracesPerSecond: 0 };
@@ -25,31 +28,21 @@ interface Call {
   code: string | undefined;
 }
 
-type Json = Record<string, unknown>;
-
-/** Every span of the bodies as `{resource, scope, span}`, ids and times replaced, sorted by invocation id. */
-function flatten(bodies: string[]): Json[] {
-  const out: Json[] = [];
-  for (const body of bodies) {
-    for (const rs of (JSON.parse(body) as { resourceSpans: Json[] }).resourceSpans) {
-      for (const ss of rs['scopeSpans'] as Json[]) {
-        for (const span of ss['spans'] as Json[]) {
-          out.push({ resource: rs['resource'], scope: ss['scope'], span: normalise(span) });
-        }
-      }
-    }
-  }
-  const id = (s: Json): string =>
-    ((s['span'] as Json)['attributes'] as { key: string; value: { stringValue: string } }[])[0]!.value.stringValue;
-  return out.sort((a, b) => (id(a) < id(b) ? -1 : 1));
-}
-
-function normalise(span: Json): Json {
-  const s: Json = { ...span, traceId: hex(span['traceId'], 32), spanId: hex(span['spanId'], 16) };
-  s['startTimeUnixNano'] = nanos(span['startTimeUnixNano']);
-  s['endTimeUnixNano'] = nanos(span['endTimeUnixNano']);
-  s['events'] = (span['events'] as Json[]).map((e) => ({ ...e, timeUnixNano: nanos(e['timeUnixNano']) }));
-  return s;
+/** The stored spans, ids and times replaced, sorted by invocation id. */
+function normalised(spans: StoredSpan[]): unknown[] {
+  const id = (s: StoredSpan): string => String(s.attributes['svc.invocation_id']);
+  return [...spans]
+    .sort((a, b) => (id(a) < id(b) ? -1 : 1))
+    .map((s) => ({
+      ...s,
+      trace_id: hex(s.trace_id, 32),
+      span_id: hex(s.span_id, 16),
+      start_time_unix_nano: nanos(s.start_time_unix_nano),
+      end_time_unix_nano: nanos(s.end_time_unix_nano),
+      start_ms: nanos(`${s.start_ms}000000`),
+      duration_ms: '<duration>',
+      events: s.events.map((e) => ({ ...e, time_unix_nano: nanos(e.time_unix_nano) })),
+    }));
 }
 
 function hex(v: unknown, length: number): string {
@@ -63,8 +56,8 @@ function nanos(v: unknown): string {
   return '<nanos>';
 }
 
-/** What the OpenTelemetry SDK sends for `calls`. */
-async function reference(calls: Call[]): Promise<string[]> {
+/** What svc-otel stores of what the OpenTelemetry SDK sends for `calls`. */
+async function reference(calls: Call[]): Promise<StoredSpan[]> {
   const bodies: string[] = [];
   const telemetry = new Telemetry({
     sink: (_prefix, body) => bodies.push(Buffer.from(body).toString('utf8')) > 0,
@@ -85,10 +78,10 @@ async function reference(calls: Call[]): Promise<string[]> {
     span.end();
   });
   await telemetry.shutdown();
-  return bodies;
+  return bodies.flatMap((body) => decodeTraces(JSON.parse(body)));
 }
 
-/** What the engine's tracer sends for `calls`. */
+/** The engine's tracer's batches for `calls`. */
 function ours(calls: Call[]): string[] {
   const bodies: string[] = [];
   const spans = new SpanBatch({ send: (body) => bodies.push(body) > 0, resource: RESOURCE, maxBatchSpans: 7 });
@@ -102,8 +95,10 @@ function ours(calls: Call[]): string[] {
   return bodies;
 }
 
+/** UUIDs, and now and then an id no engine makes (written through the batch's string table). */
 function invocationId(i: number): string {
-  return `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  return i % 5 === 4 ? `#${uuid} "odd"\n` : uuid;
 }
 
 function started(c: Call, i: number): InvocationStarted {
@@ -146,14 +141,37 @@ const call: fc.Arbitrary<Call> = fc.record({
   code: fc.constantFrom('invocation_failed', 'invocation_timeout', 'my "code"'),
 });
 
+const decoded = (bodies: string[]): StoredSpan[] => {
+  const decoder = new EngineSpanDecoder();
+  return bodies.flatMap((body) => decoder.decode(body));
+};
+
 describe('engine invocation spans', () => {
-  it('say what the OpenTelemetry SDK says for the same invocations', async () => {
+  it('are stored as what the OpenTelemetry SDK sends for the same invocations', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 20 }), async (calls) => {
-        expect(flatten(ours(calls))).toEqual(flatten(await reference(calls)));
+        const stored = decoded(ours(calls));
+        expect(normalised(stored)).toEqual(normalised(await reference(calls)));
+        for (const s of stored) expect(s.duration_ms).toBe(0.25);
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('share one resource object per service across batches', () => {
+    const calls = ['a', 'b', 'a', 'a'].map((service): Call => ({
+      functionId: 'f::g',
+      service,
+      parent: false,
+      outcome: 'ok',
+      message: '',
+      stack: undefined,
+      code: undefined,
+    }));
+    const stored = decoded(ours(calls));
+    expect(stored.map((s) => s.service)).toEqual(['a', 'b', 'a', 'a']);
+    expect(stored[0]!.resource).toBe(stored[2]!.resource);
+    expect(stored[0]!.resource).not.toBe(stored[1]!.resource);
   });
 
   it('follow the sampler: an unsampled trace gets flags 00 and no span', () => {
@@ -176,6 +194,25 @@ describe('engine invocation spans', () => {
     expect(tracer.invocationStarted(started({ ...c, parent: true }, 1))).toMatch(/-01$/);
     tracer.invocationSettled(settled({ ...c, parent: true }, 1));
     tracer.close();
-    expect(flatten(bodies)).toHaveLength(1);
+    expect(decoded(bodies)).toHaveLength(1);
+  });
+
+  it('a malformed batch is refused, naming the line and field', () => {
+    const head = '{"resource":{},"scope":"svc","strings":["f","w"]}';
+    const line = (fields: string) => `${head}\n${fields}`;
+    const ok =
+      '0af7651916cd43dd8448eb211c80319c b7ad6b7169203331 - 0 1 1 id-1 1700000000000000 1700000000000250 1 - - - -';
+    expect(decoded([line(ok)])).toHaveLength(1);
+    const cases: [string, RegExp][] = [
+      ['not json', /^head: expected a JSON object$/],
+      [line(ok.replace('0af7', 'XXXX')), /^line 1 traceId: expected 32 lowercase hex digits$/],
+      [line(ok.replace(' 0 1 1 ', ' 0 7 1 ')), /^line 1 service: expected an index into strings \(0-1\)$/],
+      [line(ok.replace(' 1 - - - -', ' 3 - - - -')), /^line 1 status: expected 0, 1 or 2$/],
+      [line(ok.replace('1700000000000250', '17.5')), /^line 1 end: expected whole microseconds$/],
+      [line(`${ok} extra`), /^line 1: expected 14 space-separated fields$/],
+      [`${line(ok)}\n${ok.replace('b7ad', 'b7a')}`, /^line 2 spanId: expected 16 lowercase hex digits$/],
+      ['{"resource":{},"strings":[1]}', /^head.strings: expected an array of strings$/],
+    ];
+    for (const [body, message] of cases) expect(() => decoded([body]), body).toThrow(message);
   });
 });

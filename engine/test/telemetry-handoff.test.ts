@@ -1,0 +1,53 @@
+/**
+ * The telemetry hand-off holds batches while svc-otel's `otel::ingest` is not registered (start-up, a restart),
+ * sends them in order once it is, and past its byte bound drops the oldest, counting each drop.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { SvcClient } from '@svc/sdk';
+import { TelemetryHandoff } from '../src/modules/observability/handoff.js';
+
+/** A client that records the void calls it is asked to make (the hand-off's only use of it). */
+function recordingClient(): { client: SvcClient; sent: { prefix: string; body: string }[] } {
+  const sent: { prefix: string; body: string }[] = [];
+  const client = {
+    trigger: (request: { payload: { prefix: string; body: string } }) => {
+      sent.push(request.payload);
+      return Promise.resolve(undefined);
+    },
+  } as unknown as SvcClient;
+  return { client, sent };
+}
+
+const frame = (prefix: string, body: string): Buffer => Buffer.from(`${prefix}${body}`);
+
+describe('telemetry hand-off', () => {
+  it('holds batches until svc-otel is registered, then sends them first and in order', () => {
+    const { client, sent } = recordingClient();
+    let ready = false;
+    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => ready);
+    handoff.accept(frame('LOGS', '{"a":1}'));
+    handoff.localText('SVCS', 'spans-1');
+    expect(sent).toEqual([]);
+    expect(handoff.waitingCount).toBe(2);
+    handoff.functionsChanged(); // another function registered: still not svc-otel's
+    expect(sent).toEqual([]);
+    ready = true;
+    handoff.accept(frame('OTLP', '{"b":2}'));
+    expect(sent.map((s) => s.body)).toEqual(['{"a":1}', 'spans-1', '{"b":2}']);
+    expect(handoff.waitingCount).toBe(0);
+    expect(handoff.forwarded).toBe(3);
+  });
+
+  it('drops the oldest past its bound and counts them', () => {
+    const { client, sent } = recordingClient();
+    let ready = false;
+    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => ready, 1024, 10);
+    for (const body of ['aaaa', 'bbbb', 'cccc', 'dddd']) handoff.localText('SVCS', body);
+    expect(handoff.waitingCount).toBe(2);
+    expect(handoff.droppedCount).toBe(2);
+    ready = true;
+    handoff.functionsChanged();
+    expect(sent.map((s) => s.body)).toEqual(['cccc', 'dddd']);
+  });
+});

@@ -1,0 +1,45 @@
+// svc-otel's ingest of the engine's span batches in isolation (no sockets): batches of 512 spans written by the
+// engine's SpanBatch, fed to Collector.ingest with memory_max_spans 10,000 full (so every span also evicts one).
+// Prints CPU and wall µs per span. Run after `npm run build`.
+//   node scripts/bench/otel-ingest-micro.mjs [batches (400)]
+// Helper (exports no `run`): the steady figure to compare two builds of svc-otel's decoder and span store.
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const { Collector } = await import(join(ROOT, 'workers/observability/dist/collector.js'));
+const { observabilityConfigSchema } = await import(join(ROOT, 'workers/observability/dist/config.js'));
+const { SpanBatch, SpanRecord, IdPool } = await import(join(ROOT, 'engine/dist/modules/observability/span-batch.js'));
+const config = observabilityConfigSchema.parse({ exporter: 'memory', memory_max_spans: 10000, metrics_enabled: true });
+const c = new Collector(config, pino({ level: 'silent' }));
+const bodies = [];
+const batch = new SpanBatch({ send: (b) => bodies.push(b) > 0, resource: { 'service.namespace': 'svc' } });
+const ids = new IdPool();
+const now = Date.now();
+for (let i = 0; i < 512 * 40; i++) {
+  const s = new SpanRecord(
+    ids.traceId(),
+    ids.spanId(),
+    undefined,
+    'bench::echo',
+    'executor',
+    'executor',
+    randomUUID(),
+    now + i / 100,
+  );
+  s.endMs = s.startMs + 0.2;
+  s.ok();
+  batch.add(s);
+}
+batch.flush();
+const N = Number(process.argv[2] ?? 400);
+const t0 = process.cpuUsage();
+const w0 = performance.now();
+for (let i = 0; i < N; i++) c.ingest('SVCS', bodies[i % bodies.length]);
+const cpu = process.cpuUsage(t0);
+const wall = performance.now() - w0;
+console.log(
+  `${N} batches × 512: ${((cpu.user + cpu.system) / (N * 512)).toFixed(2)} µs CPU per span, ${((wall * 1000) / (N * 512)).toFixed(2)} µs wall; stored ${c.spans.size}`,
+);
