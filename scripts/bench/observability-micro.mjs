@@ -34,7 +34,12 @@ const metrics = new EngineMetrics({
   send: sink,
   exportIntervalMs: 1000,
 });
-const tracer = new InvocationTracer({ sampler: createSampler(sampling), spans, defaultService: 'svc-engine' }, metrics);
+// as the module builds it for ratio 1 with no rules or rate limit (BENCH_SAMPLER=1: every decision by the sampler)
+const keepAll = process.env.BENCH_SAMPLER === '1' ? undefined : { parentBased: sampling.parentBased };
+const tracer = new InvocationTracer(
+  { sampler: createSampler(sampling), keepAll, spans, defaultService: 'svc-engine' },
+  metrics,
+);
 
 async function round(n) {
   for (let i = 0; i < n; i += 256) {

@@ -30,7 +30,7 @@ interface Call {
 
 /** The stored spans, ids and times replaced, sorted by invocation id. */
 function normalised(spans: StoredSpan[]): unknown[] {
-  const id = (s: StoredSpan): string => String(s.attributes['svc.invocation_id']);
+  const id = (s: StoredSpan): string => s.attributes['svc.invocation_id'] as string;
   return [...spans]
     .sort((a, b) => (id(a) < id(b) ? -1 : 1))
     .map((s) => ({
@@ -195,6 +195,37 @@ describe('engine invocation spans', () => {
     tracer.invocationSettled(settled({ ...c, parent: true }, 1));
     tracer.close();
     expect(decoded(bodies)).toHaveLength(1);
+  });
+
+  it('keep-all sampling decides without the sampler exactly as the sampler does', () => {
+    const c: Call = {
+      functionId: 'a::b',
+      service: 'w',
+      parent: false,
+      outcome: 'ok',
+      message: '',
+      stack: undefined,
+      code: undefined,
+    };
+    const parents = [undefined, PARENT, PARENT.replace(/-01$/, '-00')];
+    for (const parentBased of [true, false]) {
+      const settings: SamplingSettings = { defaultRatio: 1, parentBased, rules: [], maxTracesPerSecond: 0 };
+      const flags = (keepAll: boolean): string[] => {
+        const spans = new SpanBatch({ send: () => true, resource: RESOURCE });
+        const tracer = new InvocationTracer(
+          {
+            sampler: createSampler(settings),
+            keepAll: keepAll ? { parentBased } : undefined,
+            spans,
+            defaultService: 'e',
+          },
+          undefined,
+        );
+        return parents.map((traceparent, i) => tracer.invocationStarted({ ...started(c, i), traceparent })!.slice(-2));
+      };
+      expect(flags(true), `parentBased ${parentBased}`).toEqual(flags(false));
+      expect(flags(true)).toEqual(parentBased ? ['01', '01', '00'] : ['01', '01', '01']);
+    }
   });
 
   it('a malformed batch is refused, naming the line and field', () => {

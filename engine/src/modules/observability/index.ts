@@ -79,8 +79,11 @@ class ObservabilityModule implements EngineModule {
     }
     ctx.engine.setTelemetrySink((frame) => handoff.accept(frame));
     const spans = new SpanBatch({ send: (body) => handoff.localText(ENGINE_SPANS_PREFIX, body), resource });
+    const sampling = samplingSettings(this.config);
+    const keepsAll = sampling.defaultRatio >= 1 && sampling.rules.length === 0 && sampling.maxTracesPerSecond <= 0;
     const tracing = {
-      sampler: createSampler(samplingSettings(this.config)),
+      sampler: createSampler(sampling),
+      keepAll: keepsAll ? { parentBased: sampling.parentBased } : undefined,
       spans,
       defaultService: this.config.service_name,
       workerName: (workerId: string) => ctx.engine.getWorker(workerId)?.name,

@@ -30,6 +30,12 @@ const MAX_SERVICES = 256;
 
 export interface InvocationTracerOptions {
   sampler: Sampler;
+  /**
+   * Set when the sampling settings keep every trace (ratio 1, no rules, no rate limit): the decision is then
+   * made here without the sampler (and the context objects it takes), following a parent's flag when
+   * `parentBased`. Undefined: every decision is the sampler's.
+   */
+  keepAll?: { parentBased: boolean };
   spans: SpanBatch;
   /** The engine's service name (`service_name`): the resource of services past the bound. */
   defaultService: string;
@@ -62,16 +68,12 @@ export class InvocationTracer implements LifecycleObserver {
     const parent = event.traceparent === undefined ? undefined : parseTraceparent(event.traceparent);
     const traceId = parent === undefined ? this.ids.traceId() : parent.traceId;
     const spanId = this.ids.spanId();
-    const context = parent === undefined ? ROOT_CONTEXT : remoteContext(parent.traceId, parent.spanId, parent.flags);
-    const decision = tracing.sampler.shouldSample(
-      context,
-      traceId,
-      event.functionId,
-      SpanKind.SERVER,
-      service.attributes,
-      NO_LINKS,
-    ).decision;
-    if (decision !== SamplingDecision.RECORD_AND_SAMPLED) return `00-${traceId}-${spanId}-00`;
+    const keepAll = tracing.keepAll;
+    const sampled =
+      keepAll === undefined
+        ? this.sample(tracing.sampler, parent, traceId, event.functionId, service.attributes)
+        : parent === undefined || !keepAll.parentBased || (parseInt(parent.flags, 16) & 1) === 1;
+    if (!sampled) return `00-${traceId}-${spanId}-00`;
     const span = new SpanRecord(
       traceId,
       spanId,
@@ -118,6 +120,18 @@ export class InvocationTracer implements LifecycleObserver {
     }
     this.spans.clear();
     this.tracing?.spans.close();
+  }
+
+  private sample(
+    sampler: Sampler,
+    parent: { traceId: string; spanId: string; flags: string } | undefined,
+    traceId: string,
+    name: string,
+    attributes: Attributes,
+  ): boolean {
+    const context = parent === undefined ? ROOT_CONTEXT : remoteContext(parent.traceId, parent.spanId, parent.flags);
+    const result = sampler.shouldSample(context, traceId, name, SpanKind.SERVER, attributes, NO_LINKS);
+    return result.decision === SamplingDecision.RECORD_AND_SAMPLED;
   }
 
   private isTraced(functionId: string): boolean {
