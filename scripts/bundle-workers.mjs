@@ -7,7 +7,7 @@
 //
 // `dist/bundle/inputs.json` records what the bundle was made from, so that a stale bundle is never run
 // (config/kit/src/bundle.ts).
-import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -31,7 +31,7 @@ function stampOf(id) {
 for (const dir of WORKERS) {
   const program = join(ROOT, 'workers', dir, 'dist', 'program.js');
   const out = join(ROOT, 'workers', dir, 'dist', 'bundle');
-  // built beside the current bundle, then swapped in: a worker spawned meanwhile still finds a whole bundle
+  // built beside the current bundle, then swapped in file by file: a worker spawned meanwhile finds a whole bundle
   const next = `${out}.next`;
   rmSync(next, { recursive: true, force: true });
   if (!existsSync(program)) {
@@ -56,6 +56,18 @@ for (const dir of WORKERS) {
   }
   const inputs = Object.fromEntries([...stamps].sort().map((file) => [relative(next, file), statSync(file).mtimeMs]));
   writeFileSync(join(next, 'inputs.json'), `${JSON.stringify(inputs, null, 2)}\n`);
-  rmSync(out, { recursive: true, force: true });
-  renameSync(next, out);
+  swapIn(next, out);
+}
+
+/**
+ * Moves the files of `next` over those of `out` one by one (each rename is atomic), then removes the files of
+ * `out` the new bundle no longer has: a worker starting meanwhile, or one running the bundle that imports a
+ * chunk on demand, finds every file it names (a rebuild from unchanged sources writes the same file names).
+ */
+function swapIn(next, out) {
+  if (!existsSync(out)) return renameSync(next, out);
+  const fresh = new Set(readdirSync(next));
+  for (const file of fresh) renameSync(join(next, file), join(out, file));
+  for (const file of readdirSync(out)) if (!fresh.has(file)) rmSync(join(out, file), { recursive: true, force: true });
+  rmSync(next, { recursive: true, force: true });
 }

@@ -50,7 +50,13 @@ describe('npm start', () => {
       SVC_STREAM_PORT: String(streamPort),
       SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-npm-start-')),
     };
-    const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // `--ignore-scripts` skips only prestart's build: the suite runs on a built tree, and a rebuild here would
+    // rewrite the worker bundles that other test files' workers are loading
+    const npm = spawn('npm', ['start', '--silent', '--ignore-scripts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
