@@ -157,7 +157,16 @@ describe('bridge client', () => {
     b.proc.kill('SIGKILL');
     await b.exit;
     const down = { sent: 'while B was down' };
-    await waitFor(async () => (await outcome(onA, 'b::add', { x: 1, y: 1 }, down)) === 'bridge_unavailable', 5000);
+    // A call A sent before it saw B's socket close ends with that (or at worst with its 5 s forward timeout);
+    // from then on every call fails at once.
+    let last = '';
+    await waitFor(
+      async () => (last = await outcome(onA, 'b::add', { x: 1, y: 1 }, down)) === 'bridge_unavailable',
+      15_000,
+      'bridge_unavailable',
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}; the last call ended with ${last}`);
+    });
     const codes = await Promise.all(Array.from({ length: 20 }, () => outcome(onA, 'b::add', { x: 1, y: 1 }, down)));
     expect(new Set(codes)).toEqual(new Set(['bridge_unavailable']));
     seen.length = 0;
