@@ -154,18 +154,33 @@ describe.skipIf(!redisUp)('the compose topology as processes (needs Redis; scrip
         // Not acknowledged (the replica taking it died): not counted as lost.
       }
     };
-    await Promise.all(Array.from({ length: 200 }, (_, i) => enqueue(i)));
-    // Every replica runs jobs (the caller of a job's function is the svc-queue replica that delivered it).
-    await waitFor(() => done.length >= 50 && ranOn.size === 3, 20_000, 'all three replicas running jobs');
+    let sent = 0;
+    const more = async (n: number): Promise<void> => {
+      const from = sent;
+      sent += n;
+      await Promise.all(Array.from({ length: n }, (_, i) => enqueue(from + i)));
+    };
+    await more(200);
+    // Every replica runs jobs (the caller of a job's function is the svc-queue replica that delivered it); work
+    // keeps coming until they do (on a loaded machine a replica's consumer can start after the first batch is done).
+    await waitFor(
+      async () => {
+        if (done.length >= 50 && ranOn.size === 3) return true;
+        if (sent < 1000 && done.length >= acked.length) await more(100);
+        return false;
+      },
+      30_000,
+      'all three replicas running jobs',
+    );
     await queues[0]?.kill();
     // Enqueues the engine routed to the killed replica before it saw the socket close fail unacknowledged (allowed);
     // the second batch starts once the engine has dropped it, so it measures the two survivors.
     await waitFor(async () => (await workerIds('svc-queue')).length === 2, 20_000, 'the killed replica dropped');
-    await Promise.all(Array.from({ length: 200 }, (_, i) => enqueue(200 + i)));
+    await more(200);
     await waitFor(() => checkDeliveries(acked, done).lost.length === 0, 30_000, 'every acknowledged job');
     const r = checkDeliveries(acked, done);
     expect({ lost: r.lost.length, unexpected: r.unexpected.length }).toEqual({ lost: 0, unexpected: 0 });
-    expect(acked.length).toBeGreaterThan(350);
+    expect(acked.length).toBeGreaterThan(sent - 50);
   }, 90_000);
 
   it('two svc-http replicas serve the same routes', async () => {
