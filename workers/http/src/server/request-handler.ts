@@ -31,6 +31,7 @@ import { serializeResult } from './response.js';
 import { describeRoute, type RouteMatch, type RouteTable } from './route-table.js';
 import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
+import { DeadlineQueue, type Due } from './deadline-queue.js';
 import type { StreamChannelRef } from '@svc/sdk';
 
 export interface RequestHandlerOptions {
@@ -51,9 +52,10 @@ export interface RequestHandlerOptions {
 }
 
 export function createRequestHandler(opts: RequestHandlerOptions) {
+  const deadlines = new DeadlineQueue();
   return (req: IncomingMessage, res: ServerResponse): void => {
     try {
-      handle(opts, req, res);
+      handle(opts, deadlines, req, res);
     } catch (err) {
       failed(opts, req, res, err);
     }
@@ -67,7 +69,12 @@ function failed(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerRe
 }
 
 /** Synchronous up to the call: a request without a body reaches the engine in the turn it arrived in. */
-function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerResponse): void {
+function handle(
+  opts: RequestHandlerOptions,
+  deadlines: DeadlineQueue,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const method = (req.method ?? 'GET').toUpperCase();
   const cors = opts.cors.responseHeaders(req.headers);
   if (opts.isDraining()) {
@@ -91,7 +98,7 @@ function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerRe
     const msg = `too many requests in flight (concurrency_request_limit ${opts.limiter.limit}); retry shortly`;
     return send(req, res, errorResponse(503, HttpErrorCode.Overloaded, msg, { 'retry-after': '1' }), cors);
   }
-  new Exchange(opts, req, res, cors, method, pathname, search, found.match).start();
+  new Exchange(opts, deadlines, req, res, cors, method, pathname, search, found.match).start();
 }
 
 const BODY = 0;
@@ -105,10 +112,12 @@ const NO_BODY = Buffer.alloc(0);
  * closures and promises per request. It is also the request's `LazyAbort` ("no longer wanted": the client went
  * away or the deadline passed), which cancels the call in flight by its invocation id.
  */
-class Exchange extends LazyAbort implements ChannelExchange {
+class Exchange extends LazyAbort implements ChannelExchange, Due {
   readonly logger: Logger;
-  private readonly deadline: number;
-  private readonly timer: NodeJS.Timeout;
+  readonly deadline: number;
+  prevDue: Due | undefined = undefined;
+  nextDue: Due | undefined = undefined;
+  queued = false;
   private phase = BODY;
   /** The concurrency slot is held (it goes back once: response over, deadline, or client gone). */
   private holding = true;
@@ -123,6 +132,7 @@ class Exchange extends LazyAbort implements ChannelExchange {
 
   constructor(
     private readonly opts: RequestHandlerOptions,
+    private readonly deadlines: DeadlineQueue,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     /** CORS headers added to every response. */
@@ -135,7 +145,7 @@ class Exchange extends LazyAbort implements ChannelExchange {
     super();
     this.logger = opts.logger;
     this.deadline = Date.now() + opts.defaultTimeoutMs;
-    this.timer = setTimeout(onDeadline, opts.defaultTimeoutMs, this);
+    deadlines.add(this);
   }
 
   start(): void {
@@ -198,7 +208,7 @@ class Exchange extends LazyAbort implements ChannelExchange {
   private finish(): void {
     if (this.phase === OVER) return;
     this.phase = OVER;
-    clearTimeout(this.timer);
+    this.deadlines.remove(this);
   }
 
   reply(response: PlainResponse, closeConnection = false): void {
@@ -319,10 +329,6 @@ class Exchange extends LazyAbort implements ChannelExchange {
     this.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http: channel open failed');
     this.reply(failure);
   }
-}
-
-function onDeadline(ex: Exchange): void {
-  ex.expire();
 }
 
 /** Reads and parses the body; answers 413/400 itself and returns undefined when the request is over. */

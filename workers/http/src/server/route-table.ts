@@ -130,9 +130,13 @@ export class RouteTable {
     return true;
   }
 
+  private readonly allowedScratch = new Set<HttpMethod>();
+
   lookup(method: string, pathname: string): LookupResult {
     const segments = splitPath(pathname);
-    const allowed = new Set<HttpMethod>();
+    // reused: lookups are synchronous, and most find their route (the set stays empty)
+    const allowed = this.allowedScratch;
+    allowed.clear();
     const found = this.walk(this.root, segments, 0, [], method, allowed);
     if (found) return { kind: 'found', match: found };
     if (allowed.size > 0) return { kind: 'method_not_allowed', allow: [...allowed] };
