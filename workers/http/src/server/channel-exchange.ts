@@ -96,33 +96,37 @@ class ResponseFlow {
 
   onOutcome(outcome: DispatchOutcome): void {
     const { ex } = this;
-    if (this.streaming) return logLateFailure(ex, outcome);
-    this.settled = true;
-    if (outcome.kind !== 'result' || (outcome.value !== undefined && outcome.value !== null)) {
-      try {
+    try {
+      if (this.streaming) return logLateFailure(ex, outcome);
+      this.settled = true;
+      if (outcome.kind !== 'result' || (outcome.value !== undefined && outcome.value !== null)) {
         ex.answer(outcome);
         ex.done();
-      } catch (err) {
-        ex.fail(err);
+        return;
       }
-      return;
+      // No value returned: the response is on the channel (it may still be arriving).
+      this.startReading().then(
+        (start) => this.stream(start),
+        (err: unknown) => ex.fail(err),
+      );
+    } catch (err) {
+      ex.fail(err);
     }
-    // No value returned: the response is on the channel (it may still be arriving).
-    this.startReading().then(
-      (start) => this.stream(start),
-      (err: unknown) => ex.fail(err),
-    );
   }
 
   onWriterTaken(taken: boolean): void {
     if (!taken || this.settled) return;
-    this.startReading().then(
-      (start) => {
-        // a channel that broke before its first frame leaves the answer to the returned value
-        if (!this.settled && start.kind !== 'failed') this.stream(start);
-      },
-      (err: unknown) => this.ex.fail(err),
-    );
+    try {
+      this.startReading().then(
+        (start) => {
+          // a channel that broke before its first frame leaves the answer to the returned value
+          if (!this.settled && start.kind !== 'failed') this.stream(start);
+        },
+        (err: unknown) => this.ex.fail(err),
+      );
+    } catch (err) {
+      this.ex.fail(err);
+    }
   }
 
   private startReading(): Promise<StreamStart> {

@@ -56,10 +56,14 @@ export class DeadlineQueue {
   private fire(): void {
     this.timer = undefined;
     const now = Date.now();
-    for (let entry = this.head; entry !== undefined && entry.deadline <= now; entry = this.head) {
-      this.remove(entry);
-      entry.expire();
+    try {
+      for (let entry = this.head; entry !== undefined && entry.deadline <= now; entry = this.head) {
+        this.remove(entry);
+        entry.expire();
+      }
+    } finally {
+      // re-armed even if an expiry threw: the deadlines after it still come due
+      if (this.head !== undefined && this.timer === undefined) this.arm(this.head.deadline);
     }
-    if (this.head !== undefined) this.arm(this.head.deadline);
   }
 }

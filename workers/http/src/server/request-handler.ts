@@ -155,13 +155,12 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
     if (opts.channels !== undefined && isStreamedBody(req)) return this.invoke(null, undefined);
     // No body declared (most GETs): nothing to wait for; node discards the empty stream once the response ends.
     if (!hasBody(req)) return this.invoke(null, NO_BODY);
-    receiveBody(opts, this).then(
-      (body) => {
+    receiveBody(opts, this)
+      .then((body) => {
         if (body === undefined) this.finish();
         else this.invoke(body.value, body.raw);
-      },
-      (err: unknown) => this.fail(err),
-    );
+      })
+      .catch((err: unknown) => this.fail(err));
   }
 
   private onClose(): void {
