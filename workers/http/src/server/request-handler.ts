@@ -2,9 +2,10 @@
  * One HTTP request from arrival to response: preflight, routing (404/405), admission (503), body (413/400),
  * dispatch to the bound function with the request deadline (504), and the result's serialisation.
  *
- * A request holds a concurrency slot from admission until its response is finished or its socket closes; the
- * deadline and a client abort both end it, and the slot's release is idempotent, so every path gives it back.
- * Both also cancel the invocation (by its id; an invoker without `cancel` gets an AbortSignal instead).
+ * A request holds a concurrency slot from admission until its response is over (the response's 'close': sent, or
+ * the client went away) or its deadline passed; the slot goes back exactly once whichever comes first. The
+ * deadline and a client abort also cancel the invocation (by its id; an invoker without `cancel` gets an
+ * AbortSignal instead). Deadlines share one timer (deadline-queue.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
