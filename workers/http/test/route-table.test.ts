@@ -99,4 +99,18 @@ describe('RouteTable', () => {
     expect(() => t.add(target('b', 'GET', '/a/:x/:x'))).toThrow(/appears twice/);
     expect(() => t.add(target('c', 'GET', '/a b'))).toThrow(/whitespace/);
   });
+  it('answers repeated lookups of a static route the same way, and forgets them when the table changes', () => {
+    const t = new RouteTable();
+    t.add(target('a', 'GET', '/static/path'));
+    const first = t.lookup('GET', '/static/path');
+    expect(first.kind === 'found' && first.match.target.functionId).toBe('fn::a');
+    expect(t.lookup('GET', '/static/path')).toBe(first);
+    t.remove('a');
+    expect(t.lookup('GET', '/static/path').kind).toBe('not_found');
+    t.add(target('b', 'GET', '/static/path'));
+    const again = t.lookup('GET', '/static/path');
+    expect(again.kind === 'found' && again.match.target.functionId).toBe('fn::b');
+    t.add(target('c', 'POST', '/static/other'));
+    expect(t.lookup('GET', '/static/other')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
+  });
 });

@@ -49,6 +49,13 @@ export class ChannelBatcher {
     this.schedule();
   }
 
+  /** `remove` of one or two channels, without an array per call (a request frees two). */
+  remove2(first: StreamChannelRef, second: StreamChannelRef | undefined): void {
+    this.removals.push({ channel_id: first.channel_id, access_key: first.access_key });
+    if (second !== undefined) this.removals.push({ channel_id: second.channel_id, access_key: second.access_key });
+    this.schedule();
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;

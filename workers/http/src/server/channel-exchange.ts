@@ -13,114 +13,136 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { awaitStreamStart, type StreamStart } from './channel-response.js';
-import { dispatch, type DispatchOutcome, type Invoker } from './dispatch.js';
-import type { LazyAbort } from './lazy-abort.js';
-import type { HttpPayload } from './payload.js';
+import type { DispatchOutcome } from './dispatch.js';
 import type { BodyWriter, ChannelPort, RequestChannels } from './request-channels.js';
 import type { StreamChannelRef } from '@svc/sdk';
-import type { RouteTarget } from './route-table.js';
 
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
 
+/** The request as the channel path sees it (request-handler's exchange). */
 export interface ChannelExchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  cors: Record<string, string>;
-  port: ChannelPort;
-  invoker: Invoker;
-  logger: Logger;
-  target: RouteTarget;
-  payload: HttpPayload;
-  /** The request body already read (prefilled into `request_body`), or undefined to stream it. */
-  readBody: Buffer | undefined;
-  deadline: number;
-  unwanted: LazyAbort;
-  /** The request's span, parent of the call (when the worker records telemetry). */
-  trace?: { traceparent: string; baggage: string | undefined } | undefined;
-  /** Called once the streamed response has started: the request deadline stops applying. */
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly cors: Record<string, string>;
+  readonly logger: Logger;
+  /** The channels are open: the request keeps them (they are freed when it ends). False: it is over already. */
+  adoptChannels(channels: RequestChannels): boolean;
+  /** Calls the route's functions with the payload carrying these refs; `onOutcome` gets how that ended. */
+  dispatch(
+    requestBody: StreamChannelRef,
+    response: StreamChannelRef,
+    onOutcome: (outcome: DispatchOutcome) => void,
+  ): void;
+  /** Sends a value or error outcome the usual way (may throw). */
+  answer(outcome: DispatchOutcome): void;
+  /** The streamed response has started: the request deadline stops applying. */
   onStreaming(): void;
+  /** The response is decided (sent, or streaming). */
+  done(): void;
+  /** Answering threw. */
+  fail(err: unknown): void;
+  /** The channels could not be opened. */
+  failOpen(err: unknown): void;
 }
 
 /**
- * `answer(outcome)` sends a value / error outcome the usual way; the streamed paths are handled here. Resolves
- * once the response is decided (sent, or streaming); rejects if answering threw.
+ * Opens the request's channels (from the pools when they are at hand: the request then goes out in the same
+ * turn, with no promise to wait for) and runs the request with them. `readBody` is the body already read
+ * (prefilled into `request_body`), or undefined to stream it.
  */
-export function runWithChannels(
-  ex: ChannelExchange,
-  answer: (outcome: DispatchOutcome) => void,
-  failOpen: (err: unknown) => void,
-): Promise<void> {
-  // The pools made the channels ahead: the request goes out in the same turn, with no promise to wait for.
-  const ready = ex.port.openReady?.(ex.readBody);
-  if (ready !== undefined) return new Promise((done, fail) => withChannels(ex, ready, answer, done, fail));
-  return ex.port
-    .open(ex.readBody)
-    .then((channels) => new Promise((done, fail) => withChannels(ex, channels, answer, done, fail)), failOpen);
-}
-
-/**
- * Calls the function and decides how the response goes: the returned value (not undefined/null) when it comes
- * first, else the response channel once the handler opened its write end and wrote to it (or closed it).
- * Callbacks, not races of promises: this runs for every request.
- */
-function withChannels(
-  ex: ChannelExchange,
-  channels: RequestChannels,
-  answer: (outcome: DispatchOutcome) => void,
-  done: () => void,
-  fail: (err: unknown) => void,
-): void {
-  ex.res.once('close', channels.release);
-  if (ex.res.destroyed) {
-    channels.release();
-    done();
+export function runWithChannels(ex: ChannelExchange, port: ChannelPort, readBody: Buffer | undefined): void {
+  const ready = port.openReady?.(readBody);
+  if (ready !== undefined) {
+    withChannels(ex, ready);
     return;
   }
-  const payload: ChannelPayload = ex.payload;
-  payload.request_body = channels.requestBodyRef;
-  payload.response = channels.responseRef;
-  if (channels.bodyWriter) pipeRequestBody(ex.req, channels.bodyWriter, ex.logger);
-  let started: Promise<StreamStart> | undefined;
-  const startReading = (): Promise<StreamStart> => (started ??= awaitStreamStart(channels.response));
-  /** The function's outcome arrived (it decides, unless the streamed response had started before it). */
-  let settled = false;
-  let streaming = false;
-  const stream = (start: StreamStart): void => {
-    streaming = true;
-    try {
-      streamResponse(ex, start);
-      done();
-    } catch (err) {
-      fail(err);
-    }
-  };
-  dispatch(ex.invoker, ex.target, payload, ex.deadline, ex.unwanted, ex.trace).then((outcome) => {
-    if (streaming) return logLateFailure(ex, outcome);
-    settled = true;
-    if (outcome.kind !== 'result' || (outcome.value !== undefined && outcome.value !== null)) {
-      try {
-        answer(outcome);
-        done();
-      } catch (err) {
-        fail(err);
-      }
-      return;
-    }
-    // No value returned: the response is on the channel (it may still be arriving).
-    startReading().then(stream, fail);
-  }, fail);
-  // svc-http reads the response channel only once the handler opened it (or returned no value).
-  channels.responseWriterTaken().then((taken) => {
-    if (!taken || settled) return;
-    startReading().then((start) => {
-      // a channel that broke before its first frame leaves the answer to the returned value
-      if (!settled && start.kind !== 'failed') stream(start);
-    }, fail);
-  }, fail);
+  port.open(readBody).then(
+    (channels) => withChannels(ex, channels),
+    (err: unknown) => ex.failOpen(err),
+  );
 }
 
-/** The payload with the refs of the request's channels added (PROTOCOL.md §6). */
-type ChannelPayload = HttpPayload & { request_body?: StreamChannelRef; response?: StreamChannelRef };
+function withChannels(ex: ChannelExchange, channels: RequestChannels): void {
+  try {
+    if (!ex.adoptChannels(channels)) {
+      ex.done();
+      return;
+    }
+    if (channels.bodyWriter) pipeRequestBody(ex.req, channels.bodyWriter, ex.logger);
+    const flow = new ResponseFlow(ex, channels);
+    ex.dispatch(channels.requestBodyRef, channels.responseRef, (outcome) => flow.onOutcome(outcome));
+    // svc-http reads the response channel only once the handler opened it (or returned no value).
+    channels.onResponseWriterTaken((taken) => flow.onWriterTaken(taken));
+  } catch (err) {
+    ex.fail(err);
+  }
+}
+
+/**
+ * Decides how the response goes: the returned value (not undefined/null) when it comes first, else the response
+ * channel once the handler opened its write end and wrote to it (or closed it). Callbacks, not races of
+ * promises: this runs for every request.
+ */
+class ResponseFlow {
+  private started: Promise<StreamStart> | undefined;
+  /** The function's outcome arrived (it decides, unless the streamed response had started before it). */
+  private settled = false;
+  private streaming = false;
+
+  constructor(
+    private readonly ex: ChannelExchange,
+    private readonly channels: RequestChannels,
+  ) {}
+
+  onOutcome(outcome: DispatchOutcome): void {
+    const { ex } = this;
+    try {
+      if (this.streaming) return logLateFailure(ex, outcome);
+      this.settled = true;
+      if (outcome.kind !== 'result' || (outcome.value !== undefined && outcome.value !== null)) {
+        ex.answer(outcome);
+        ex.done();
+        return;
+      }
+      // No value returned: the response is on the channel (it may still be arriving).
+      this.startReading().then(
+        (start) => this.stream(start),
+        (err: unknown) => ex.fail(err),
+      );
+    } catch (err) {
+      ex.fail(err);
+    }
+  }
+
+  onWriterTaken(taken: boolean): void {
+    if (!taken || this.settled) return;
+    try {
+      this.startReading().then(
+        (start) => {
+          // a channel that broke before its first frame leaves the answer to the returned value
+          if (!this.settled && start.kind !== 'failed') this.stream(start);
+        },
+        (err: unknown) => this.ex.fail(err),
+      );
+    } catch (err) {
+      this.ex.fail(err);
+    }
+  }
+
+  private startReading(): Promise<StreamStart> {
+    return (this.started ??= awaitStreamStart(this.channels.response()));
+  }
+
+  private stream(start: StreamStart): void {
+    this.streaming = true;
+    try {
+      streamResponse(this.ex, start);
+      this.ex.done();
+    } catch (err) {
+      this.ex.fail(err);
+    }
+  }
+}
 
 /** Request bytes → the handler's `request_body`, paced by the channel (the socket is paused while it is full). */
 function pipeRequestBody(req: IncomingMessage, writer: BodyWriter, logger: Logger): void {

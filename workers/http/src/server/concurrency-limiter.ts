@@ -19,17 +19,30 @@ export class ConcurrencyLimiter {
   }
 
   tryAcquire(): Slot | undefined {
-    if (this.active >= this.limit) return undefined;
-    this.active++;
+    if (!this.tryEnter()) return undefined;
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        this.active--;
-        if (this.active === 0) this.notifyIdle();
+        this.leave();
       },
     };
+  }
+
+  /**
+   * Takes a slot without a `Slot` object: the caller gives it back with `leave()` exactly once (the request
+   * handler keeps that flag on its own per-request object).
+   */
+  tryEnter(): boolean {
+    if (this.active >= this.limit) return false;
+    this.active++;
+    return true;
+  }
+
+  leave(): void {
+    this.active--;
+    if (this.active === 0) this.notifyIdle();
   }
 
   /** Resolves when no slot is held (used to drain on shutdown). */

@@ -14,6 +14,9 @@ export interface CorsConfig {
 
 const ALL_METHODS = 'GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS';
 
+/** The answer for a request without CORS headers to add (most of them): one shared, frozen object. */
+const NONE: Record<string, string> = Object.freeze({});
+
 export class CorsPolicy {
   private readonly anyOrigin: boolean;
   private readonly origins: Set<string>;
@@ -36,7 +39,7 @@ export class CorsPolicy {
   /** Headers to add to an ordinary response (empty when the request has no Origin or it is not allowed). */
   responseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
     const origin = headers.origin;
-    if (!origin || !this.allows(origin)) return {};
+    if (!origin || !this.allows(origin)) return NONE;
     return this.anyOrigin
       ? { 'access-control-allow-origin': '*' }
       : { 'access-control-allow-origin': origin, vary: 'Origin' };

@@ -85,20 +85,8 @@ async function call(ctx: CallContext, functionId: string, payload: unknown, duri
   const timeoutMs = ctx.deadline - Date.now();
   if (timeoutMs <= 0) return { kind: 'timeout', during };
   try {
-    const { unwanted, metadata } = ctx;
-    // `signal` is a getter: the controller behind it exists only if the invoker reads it.
-    const options: InvokeOptions = {
-      timeoutMs,
-      metadata,
-      get signal() {
-        return unwanted.signal;
-      },
-    };
-    if (ctx.trace !== undefined) {
-      options.traceparent = ctx.trace.traceparent;
-      if (ctx.trace.baggage !== undefined) options.baggage = ctx.trace.baggage;
-    }
-    const { invoker } = ctx;
+    const { unwanted, invoker } = ctx;
+    const options = new CallOptions(timeoutMs, ctx.metadata, unwanted, ctx.trace);
     if (invoker.cancel === undefined)
       return { kind: 'result', value: await invoker.invoke(functionId, payload, options) };
     const invocationId = randomUUID();
@@ -107,10 +95,41 @@ async function call(ctx: CallContext, functionId: string, payload: unknown, duri
     unwanted.onAbort(() => invoker.cancel?.(invocationId));
     return { kind: 'result', value: await answer };
   } catch (err) {
-    const { code, message, stack } = describeError(err);
-    if (TIMEOUT_CODES.has(code)) return { kind: 'timeout', during };
-    return { kind: 'error', code, message, stack, during, functionId };
+    return failedOutcome(err, during, functionId);
   }
+}
+
+/**
+ * The options of one call. `signal` is a getter: the controller behind it exists only if the invoker reads it;
+ * a class, so that no getter closure is made per call.
+ */
+export class CallOptions implements InvokeOptions {
+  invocationId?: string;
+  traceparent?: string;
+  baggage?: string;
+
+  constructor(
+    readonly timeoutMs: number,
+    readonly metadata: unknown,
+    private readonly unwanted: LazyAbort,
+    trace: { traceparent: string; baggage: string | undefined } | undefined,
+  ) {
+    if (trace !== undefined) {
+      this.traceparent = trace.traceparent;
+      if (trace.baggage !== undefined) this.baggage = trace.baggage;
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.unwanted.signal;
+  }
+}
+
+/** How a call that threw ended: a timeout, or an error with the executor's code and message. */
+export function failedOutcome(err: unknown, during: Stage, functionId: string): DispatchOutcome {
+  const { code, message, stack } = describeError(err);
+  if (TIMEOUT_CODES.has(code)) return { kind: 'timeout', during };
+  return { kind: 'error', code, message, stack, during, functionId };
 }
 
 /** Undefined means "continue"; an outcome ends the request (a response, an error or a timeout). */

@@ -28,7 +28,8 @@ export interface PlainResponse {
   status: number;
   /** Lower-case names; `set-cookie` may hold several values (each is sent as its own header line). */
   headers: Record<string, string | string[]>;
-  body: Buffer;
+  /** A string is sent as UTF-8 (with the head in the same write). */
+  body: Buffer | string;
 }
 
 export function errorResponse(
@@ -42,7 +43,7 @@ export function errorResponse(
   return {
     status,
     headers: { 'content-type': 'application/json', ...headers },
-    body: Buffer.from(JSON.stringify(envelope)),
+    body: JSON.stringify(envelope),
     envelope,
   };
 }

@@ -4,6 +4,7 @@
  * `method`, `body` and `trigger: {type, path, method}`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { StreamChannelRef } from '@svc/sdk';
 
 export interface HttpPayload {
   query_params: Record<string, string>;
@@ -13,6 +14,9 @@ export interface HttpPayload {
   method: string;
   body: unknown;
   trigger: { type: 'http'; path: string; method: string };
+  /** The request's data channels (PROTOCOL.md §6), when svc-http opened them. */
+  request_body?: StreamChannelRef;
+  response?: StreamChannelRef;
 }
 
 export interface PayloadInput {
@@ -24,20 +28,45 @@ export interface PayloadInput {
   body: unknown;
 }
 
-export function buildPayload(input: PayloadInput): HttpPayload {
+/** The payload, with the refs of the request's channels when it has them (one object, built once). */
+export function buildPayload(
+  input: PayloadInput,
+  requestBody?: StreamChannelRef,
+  response?: StreamChannelRef,
+): HttpPayload {
+  const { apiPath, method } = input;
+  const query_params = input.search === '' ? {} : Object.fromEntries(new URLSearchParams(input.search));
+  const headers = flattenHeaders(input.headers);
+  const trigger = { type: 'http' as const, path: apiPath, method };
+  if (requestBody === undefined || response === undefined) {
+    return { query_params, path_params: input.params, headers, path: apiPath, method, body: input.body, trigger };
+  }
   return {
-    query_params: input.search === '' ? {} : Object.fromEntries(new URLSearchParams(input.search)),
+    query_params,
     path_params: input.params,
-    headers: flattenHeaders(input.headers),
-    path: input.apiPath,
-    method: input.method,
+    headers,
+    path: apiPath,
+    method,
     body: input.body,
-    trigger: { type: 'http', path: input.apiPath, method: input.method },
+    trigger,
+    request_body: requestBody,
+    response,
   };
 }
 
-/** Node already lower-cases names; repeated headers (arrays) are joined with ", ". */
+/**
+ * Node already lower-cases names; repeated headers (arrays: only `set-cookie` in node) are joined with ", ".
+ * Node's own object is used as it is when every value is a string (nearly always): it is serialised at once,
+ * never kept, so no copy is needed.
+ */
 export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') return copyHeaders(headers);
+  }
+  return headers as Record<string, string>;
+}
+
+function copyHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];

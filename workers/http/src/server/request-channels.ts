@@ -25,11 +25,15 @@ export interface RequestChannels {
   responseRef: StreamChannelRef;
   /** Set when the body is streamed (not prefilled): svc-http pipes the request into it. */
   bodyWriter: BodyWriter | undefined;
-  response: ResponseReader;
-  /** Resolves true once the handler opened the response channel's write end, false if the request ended first. */
-  responseWriterTaken(): Promise<boolean>;
+  /** svc-http's reader of the response channel (made on first call: most handlers return a value instead). */
+  response(): ResponseReader;
+  /**
+   * Calls `listener(true)` once the handler opened the response channel's write end, or `listener(false)` if the
+   * request ended first (a callback, not a promise: this is set up for every request).
+   */
+  onResponseWriterTaken(listener: (taken: boolean) => void): void;
   /** Frees both channels (whatever end nobody took). Idempotent, never throws. */
-  readonly release: () => void;
+  release(): void;
 }
 
 /**

@@ -2,20 +2,22 @@
  * One HTTP request from arrival to response: preflight, routing (404/405), admission (503), body (413/400),
  * dispatch to the bound function with the request deadline (504), and the result's serialisation.
  *
- * A request holds a concurrency slot from admission until its response is finished or its socket closes; the
- * deadline and a client abort both end it, and the slot's release is idempotent, so every path gives it back.
- * Both also cancel the invocation (by its id; an invoker without `cancel` gets an AbortSignal instead).
+ * A request holds a concurrency slot from admission until its response is over (the response's 'close': sent, or
+ * the client went away) or its deadline passed; the slot goes back exactly once whichever comes first. The
+ * deadline and a client abort also cancel the invocation (by its id; an invoker without `cancel` gets an
+ * AbortSignal instead). Deadlines share one timer (deadline-queue.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
-import type { ConcurrencyLimiter, Slot } from './concurrency-limiter.js';
+import type { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { CorsPolicy } from './cors.js';
-import { dispatch, type DispatchOutcome, type Invoker } from './dispatch.js';
+import { CallOptions, dispatch, failedOutcome, type DispatchOutcome, type Invoker } from './dispatch.js';
 import { HttpErrorCode } from '../error-codes.js';
 import { errorResponse, type PlainResponse } from './errors.js';
-import { buildPayload } from './payload.js';
-import { runWithChannels } from './channel-exchange.js';
-import type { ChannelPort } from './request-channels.js';
+import { buildPayload, type HttpPayload } from './payload.js';
+import { runWithChannels, type ChannelExchange } from './channel-exchange.js';
+import type { ChannelPort, RequestChannels } from './request-channels.js';
 import {
   BodyTooLargeError,
   declaredTooLarge,
@@ -25,10 +27,13 @@ import {
   parseBody,
   readBody,
 } from './request-body.js';
+import type { RequestSpan } from './request-span.js';
 import { serializeResult } from './response.js';
 import { describeRoute, type RouteMatch, type RouteTable } from './route-table.js';
 import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
+import { DeadlineQueue, type Due } from './deadline-queue.js';
+import type { StreamChannelRef } from '@svc/sdk';
 
 export interface RequestHandlerOptions {
   routes: RouteTable;
@@ -48,16 +53,29 @@ export interface RequestHandlerOptions {
 }
 
 export function createRequestHandler(opts: RequestHandlerOptions) {
+  const deadlines = new DeadlineQueue();
   return (req: IncomingMessage, res: ServerResponse): void => {
-    handle(opts, req, res).catch((err: unknown) => {
-      const failure = errorResponse(500, HttpErrorCode.InternalError, 'internal error while handling the request');
-      opts.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http request failed');
-      send(req, res, failure);
-    });
+    try {
+      handle(opts, deadlines, req, res);
+    } catch (err) {
+      failed(opts, req, res, err);
+    }
   };
 }
 
-async function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function failed(opts: RequestHandlerOptions, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  const failure = errorResponse(500, HttpErrorCode.InternalError, 'internal error while handling the request');
+  opts.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http request failed');
+  send(req, res, failure);
+}
+
+/** Synchronous up to the call: a request without a body reaches the engine in the turn it arrived in. */
+function handle(
+  opts: RequestHandlerOptions,
+  deadlines: DeadlineQueue,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const method = (req.method ?? 'GET').toUpperCase();
   const cors = opts.cors.responseHeaders(req.headers);
   if (opts.isDraining()) {
@@ -65,7 +83,7 @@ async function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: Se
     return send(req, res, errorResponse(503, HttpErrorCode.ShuttingDown, msg, { 'retry-after': '1' }), cors, true);
   }
   if (opts.cors.isPreflight(method, req.headers)) {
-    return send(req, res, { status: 204, headers: {}, body: Buffer.alloc(0) }, opts.cors.preflightHeaders(req.headers));
+    return send(req, res, { status: 204, headers: {}, body: '' }, opts.cors.preflightHeaders(req.headers));
   }
   const { pathname, search } = splitUrl(req.url ?? '/');
   const found = opts.routes.lookup(method, pathname);
@@ -77,107 +95,241 @@ async function handle(opts: RequestHandlerOptions, req: IncomingMessage, res: Se
     const msg = `method ${method} is not allowed on ${pathname}; allowed: ${allow}`;
     return send(req, res, errorResponse(405, HttpErrorCode.MethodNotAllowed, msg, { allow }), cors);
   }
-  const slot = opts.limiter.tryAcquire();
-  if (!slot) {
+  if (!opts.limiter.tryEnter()) {
     const msg = `too many requests in flight (concurrency_request_limit ${opts.limiter.limit}); retry shortly`;
     return send(req, res, errorResponse(503, HttpErrorCode.Overloaded, msg, { 'retry-after': '1' }), cors);
   }
-  await admitted(opts, { req, res, cors, method, pathname, search }, slot, found.match);
+  new Exchange(opts, deadlines, req, res, cors, method, pathname, search, found.match).start();
 }
 
-/** One request and what every answer to it needs. */
-interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  /** CORS headers added to every response. */
-  cors: Record<string, string>;
-  method: string;
-  pathname: string;
-  search: string;
-}
+const BODY = 0;
+const INVOKE = 1;
+const OVER = 2;
 
-function reply(ex: Exchange, response: PlainResponse, closeConnection = false): void {
-  send(ex.req, ex.res, response, ex.cors, closeConnection);
-}
+const NO_BODY = Buffer.alloc(0);
 
-async function admitted(opts: RequestHandlerOptions, ex: Exchange, slot: Slot, match: RouteMatch): Promise<void> {
-  const { req, res } = ex;
-  // 'finish' = the response was handed to the socket; 'close' = the client went away first.
-  const unwanted = new LazyAbort();
-  res.once('finish', slot.release);
-  res.once('close', () => {
-    slot.release();
-    if (!res.writableFinished) unwanted.abort();
-  });
-  const deadline = Date.now() + opts.defaultTimeoutMs;
-  let phase: 'body' | 'invoke' = 'body';
-  const timer = setTimeout(() => {
-    if (phase === 'body') {
-      const msg = `request body was not received within ${opts.defaultTimeoutMs} ms`;
-      reply(ex, errorResponse(408, HttpErrorCode.RequestTimeout, msg), true);
-      req.destroy();
-    } else {
-      const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
-      reply(ex, errorResponse(504, HttpErrorCode.GatewayTimeout, msg));
-    }
-    slot.release();
-    unwanted.abort();
-  }, opts.defaultTimeoutMs);
-  try {
-    const streamed = opts.channels !== undefined && isStreamedBody(req);
+/**
+ * One admitted request, from its concurrency slot to its response: one object with methods instead of a set of
+ * closures and promises per request. It is also the request's `LazyAbort` ("no longer wanted": the client went
+ * away or the deadline passed), which cancels the call in flight by its invocation id.
+ */
+class Exchange extends LazyAbort implements ChannelExchange, Due {
+  readonly logger: Logger;
+  readonly deadline: number;
+  prevDue: Due | undefined = undefined;
+  nextDue: Due | undefined = undefined;
+  queued = false;
+  private phase = BODY;
+  /** The concurrency slot is held (it goes back once: response over, deadline, or client gone). */
+  private holding = true;
+  private closed = false;
+  private body: unknown = null;
+  private channels: RequestChannels | undefined;
+  private span: RequestSpan | undefined;
+  /** The call in flight that the invoker can cancel by id. */
+  private invocationId: string | undefined;
+  /** No longer wanted (client gone, deadline passed): a call made from now on is cancelled at once. */
+  private unwanted = false;
+
+  constructor(
+    private readonly opts: RequestHandlerOptions,
+    private readonly deadlines: DeadlineQueue,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    /** CORS headers added to every response. */
+    readonly cors: Record<string, string>,
+    private readonly method: string,
+    private readonly pathname: string,
+    private readonly search: string,
+    private readonly match: RouteMatch,
+  ) {
+    super();
+    this.logger = opts.logger;
+    this.deadline = Date.now() + opts.defaultTimeoutMs;
+    deadlines.add(this);
+  }
+
+  start(): void {
+    const { req, opts } = this;
+    // 'close' comes after the response went out, or when the client went away first (not finished then).
+    this.res.on('close', () => this.onClose());
+    if (opts.channels !== undefined && isStreamedBody(req)) return this.invoke(null, undefined);
     // No body declared (most GETs): nothing to wait for; node discards the empty stream once the response ends.
-    const body = streamed ? STREAMED : hasBody(req) ? await receiveBody(opts, ex) : NO_BODY;
-    if (body === undefined) return;
-    phase = 'invoke';
-    const payload = buildPayload({
-      method: ex.method,
-      apiPath: match.target.apiPath,
-      search: ex.search,
-      params: match.params,
-      headers: req.headers,
-      body: body.value,
-    });
-    const span = opts.invoker.requestSpan?.(ex.method, match.target.apiPath, ex.pathname, req.headers);
-    if (span !== undefined) res.once('close', () => span.end(res.statusCode, !res.writableFinished));
-    const answer = (outcome: DispatchOutcome): void => {
-      if (res.headersSent || res.destroyed) return;
-      reply(ex, toResponse(opts, match, ex.method, outcome));
-    };
-    if (opts.channels === undefined) {
-      answer(await dispatch(opts.invoker, match.target, payload, deadline, unwanted, span));
+    if (!hasBody(req)) return this.invoke(null, NO_BODY);
+    receiveBody(opts, this)
+      .then((body) => {
+        if (body === undefined) this.finish();
+        else this.invoke(body.value, body.raw);
+      })
+      .catch((err: unknown) => this.fail(err));
+  }
+
+  private onClose(): void {
+    this.closed = true;
+    this.leave();
+    this.channels?.release();
+    const { res } = this;
+    this.span?.end(res.statusCode, !res.writableFinished);
+    if (!res.writableFinished) this.abort();
+  }
+
+  private leave(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.opts.limiter.leave();
+  }
+
+  override abort(): void {
+    this.unwanted = true;
+    super.abort();
+    const id = this.invocationId;
+    if (id === undefined) return;
+    this.invocationId = undefined;
+    this.opts.invoker.cancel?.(id);
+  }
+
+  /** The deadline passed: 408 while the body is still arriving, 504 after. */
+  expire(): void {
+    if (this.phase === OVER) return;
+    const { opts } = this;
+    if (this.phase === BODY) {
+      const msg = `request body was not received within ${opts.defaultTimeoutMs} ms`;
+      this.reply(errorResponse(408, HttpErrorCode.RequestTimeout, msg), true);
+      this.req.destroy();
+    } else {
+      const msg = `function '${this.match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
+      this.reply(errorResponse(504, HttpErrorCode.GatewayTimeout, msg));
+    }
+    this.leave();
+    this.abort();
+  }
+
+  /** The response is decided (or the request is over): the deadline no longer applies. */
+  private finish(): void {
+    if (this.phase === OVER) return;
+    this.phase = OVER;
+    this.deadlines.remove(this);
+  }
+
+  reply(response: PlainResponse, closeConnection = false): void {
+    send(this.req, this.res, response, this.cors, closeConnection);
+  }
+
+  private invoke(body: unknown, raw: Buffer | undefined): void {
+    this.phase = INVOKE;
+    this.body = body;
+    const { opts, req, res } = this;
+    if (opts.invoker.requestSpan !== undefined) {
+      this.span = opts.invoker.requestSpan(this.method, this.match.target.apiPath, this.pathname, req.headers);
+      if (this.closed) this.span.end(res.statusCode, !res.writableFinished);
+    }
+    if (opts.channels !== undefined) {
+      runWithChannels(this, opts.channels, raw);
       return;
     }
-    await runWithChannels(
-      {
-        // every field spelled out: a spread of `ex` plus ten more keys cost ~7% of svc-http's CPU under load
-        req,
-        res,
-        cors: ex.cors,
-        port: opts.channels,
-        invoker: opts.invoker,
-        logger: opts.logger,
-        target: match.target,
-        payload,
-        readBody: body.raw,
-        deadline,
-        unwanted,
-        trace: span,
-        onStreaming: () => clearTimeout(timer),
+    this.call(this.payload(undefined, undefined), (outcome) => {
+      try {
+        this.answer(outcome);
+        this.done();
+      } catch (err) {
+        this.fail(err);
+      }
+    });
+  }
+
+  private payload(requestBody: StreamChannelRef | undefined, response: StreamChannelRef | undefined): HttpPayload {
+    const input = {
+      method: this.method,
+      apiPath: this.match.target.apiPath,
+      search: this.search,
+      params: this.match.params,
+      headers: this.req.headers,
+      body: this.body,
+    };
+    return buildPayload(input, requestBody, response);
+  }
+
+  /** Runs the route's functions (see dispatch.ts); a plain route is one call, without async frames. */
+  private call(payload: HttpPayload, onOutcome: (outcome: DispatchOutcome) => void): void {
+    const { target } = this.match;
+    const { invoker } = this.opts;
+    if (target.middlewareFunctionIds.length > 0 || target.conditionFunctionId || invoker.cancel === undefined) {
+      dispatch(invoker, target, payload, this.deadline, this, this.span).then(onOutcome, (err: unknown) =>
+        this.fail(err),
+      );
+      return;
+    }
+    const { functionId } = target;
+    const timeoutMs = this.deadline - Date.now();
+    if (timeoutMs <= 0) return onOutcome({ kind: 'timeout', during: 'handler' });
+    const options = new CallOptions(timeoutMs, target.metadata, this, this.span);
+    const invocationId = randomUUID();
+    options.invocationId = invocationId;
+    let answer: Promise<unknown>;
+    try {
+      answer = invoker.invoke(functionId, payload, options);
+    } catch (err) {
+      return onOutcome(failedOutcome(err, 'handler', functionId));
+    }
+    this.invocationId = invocationId;
+    if (this.unwanted) this.abort(); // no longer wanted already
+    answer.then(
+      (value) => {
+        this.invocationId = undefined;
+        onOutcome({ kind: 'result', value });
       },
-      answer,
-      (err) => {
-        const failure = errorResponse(500, HttpErrorCode.InternalError, 'could not open the data channels');
-        opts.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http: channel open failed');
-        reply(ex, failure);
+      (err: unknown) => {
+        this.invocationId = undefined;
+        onOutcome(failedOutcome(err, 'handler', functionId));
       },
     );
-  } finally {
-    clearTimeout(timer); // a streamed response has cleared it already (onStreaming): SSE outlives the deadline
+  }
+
+  // ChannelExchange
+
+  adoptChannels(channels: RequestChannels): boolean {
+    if (this.closed || this.res.destroyed) {
+      channels.release();
+      return false;
+    }
+    this.channels = channels;
+    return true;
+  }
+
+  dispatch(
+    requestBody: StreamChannelRef,
+    response: StreamChannelRef,
+    onOutcome: (outcome: DispatchOutcome) => void,
+  ): void {
+    this.call(this.payload(requestBody, response), onOutcome);
+  }
+
+  answer(outcome: DispatchOutcome): void {
+    const { res } = this;
+    if (res.headersSent || res.destroyed) return;
+    this.reply(toResponse(this.opts, this.match, this.method, outcome));
+  }
+
+  onStreaming(): void {
+    this.finish(); // a streamed response outlives the deadline (SSE)
+  }
+
+  done(): void {
+    this.finish();
+  }
+
+  fail(err: unknown): void {
+    this.finish();
+    failed(this.opts, this.req, this.res, err);
+  }
+
+  failOpen(err: unknown): void {
+    this.finish();
+    const failure = errorResponse(500, HttpErrorCode.InternalError, 'could not open the data channels');
+    this.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http: channel open failed');
+    this.reply(failure);
   }
 }
-
-const NO_BODY = { value: null, raw: Buffer.alloc(0) };
-const STREAMED = { value: null, raw: undefined };
 
 /** Reads and parses the body; answers 413/400 itself and returns undefined when the request is over. */
 async function receiveBody(
@@ -188,7 +340,7 @@ async function receiveBody(
   const tooLarge = (): void => {
     const err = new BodyTooLargeError(opts.maxBodyBytes);
     // The rest of the body is not read: close the connection once the 413 is out.
-    reply(ex, errorResponse(413, HttpErrorCode.PayloadTooLarge, err.message), true);
+    ex.reply(errorResponse(413, HttpErrorCode.PayloadTooLarge, err.message), true);
     res.once('finish', () => req.destroy());
   };
   if (declaredTooLarge(req, opts.maxBodyBytes)) {
@@ -207,7 +359,7 @@ async function receiveBody(
     return { value: parseBody(raw, req.headers['content-type']), raw };
   } catch (err) {
     if (!(err instanceof InvalidJsonError)) throw err;
-    reply(ex, errorResponse(400, HttpErrorCode.InvalidJson, err.message));
+    ex.reply(errorResponse(400, HttpErrorCode.InvalidJson, err.message));
     return undefined;
   }
 }
@@ -218,7 +370,6 @@ function toResponse(
   method: string,
   outcome: DispatchOutcome,
 ): PlainResponse {
-  const route = describeRoute(method, match.target.apiPath);
   switch (outcome.kind) {
     case 'result':
       try {
@@ -226,7 +377,7 @@ function toResponse(
       } catch (err) {
         const failure = errorResponse(500, HttpErrorCode.InvalidResponse, (err as Error).message);
         opts.logger.warn(
-          { route, error_id: failure.envelope.error.error_id },
+          { route: describeRoute(method, match.target.apiPath), error_id: failure.envelope.error.error_id },
           `invalid handler response: ${(err as Error).message}`,
         );
         return failure;
@@ -245,7 +396,13 @@ function toResponse(
       const failure = errorResponse(500, outcome.code, outcome.message);
       const fn = outcome.functionId;
       opts.logger.warn(
-        { route, function_id: fn, code: outcome.code, error_id: failure.envelope.error.error_id, stack: outcome.stack },
+        {
+          route: describeRoute(method, match.target.apiPath),
+          function_id: fn,
+          code: outcome.code,
+          error_id: failure.envelope.error.error_id,
+          stack: outcome.stack,
+        },
         `${outcome.during} failed: ${outcome.message}`,
       );
       return failure;

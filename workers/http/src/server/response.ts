@@ -19,21 +19,31 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_HEADER_VALUE = /[\r\n\0]/;
 
 export function serializeResult(result: unknown): PlainResponse {
-  if (!isPlainObject(result)) return jsonResponse(200, {}, {});
+  if (!isPlainObject(result)) return jsonResponse(200, undefined, {});
   const status = parseStatus(result['status_code']);
-  const headers = parseHeaders(result['headers']);
+  const rawHeaders = result['headers'];
   const body = 'body' in result && result['body'] !== undefined ? result['body'] : {};
+  // The usual result, `{body}` or `{status_code, body}`: no header to parse.
+  if (rawHeaders === undefined || rawHeaders === null) return jsonResponse(status, undefined, body);
+  const headers = parseHeaders(rawHeaders);
   const userType = headers['content-type'] as string | undefined;
   if (userType !== undefined) {
-    if (typeof body === 'string') return { status, headers, body: Buffer.from(body) };
-    if (body === null) return { status, headers, body: Buffer.alloc(0) };
-    return { status, headers, body: Buffer.from(toJson(body)) };
+    if (typeof body === 'string') return { status, headers, body };
+    if (body === null) return { status, headers, body: '' };
+    return { status, headers, body: toJson(body) };
   }
   return jsonResponse(status, headers, body);
 }
 
-function jsonResponse(status: number, headers: Record<string, string | string[]>, body: unknown): PlainResponse {
-  return { status, headers: { ...headers, 'content-type': 'application/json' }, body: Buffer.from(toJson(body)) };
+function jsonResponse(
+  status: number,
+  headers: Record<string, string | string[]> | undefined,
+  body: unknown,
+): PlainResponse {
+  const text = toJson(body);
+  if (headers === undefined) return { status, headers: { 'content-type': 'application/json' }, body: text };
+  headers['content-type'] = 'application/json';
+  return { status, headers, body: text };
 }
 
 function toJson(value: unknown): string {

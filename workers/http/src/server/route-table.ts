@@ -83,6 +83,10 @@ export function parseApiPath(apiPath: string): string[] {
   return segments;
 }
 
+/** The `params` of every match of a route without parameters (shared by cached lookups, so frozen). */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+const MAX_CACHED = 1024;
+
 export class RouteTable {
   private readonly root = new Node();
   private readonly byTrigger = new Map<string, { segments: string[]; target: RouteTarget }>();
@@ -93,6 +97,7 @@ export class RouteTable {
 
   /** Adds a binding; throws RouteConflictError naming the conflicting route. Re-adding the same trigger id replaces it. */
   add(target: RouteTarget): void {
+    this.found.clear();
     const existing = this.byTrigger.get(target.triggerId);
     if (existing) {
       if (sameBinding(existing.target, target)) return;
@@ -112,6 +117,7 @@ export class RouteTable {
   remove(triggerId: string): boolean {
     const entry = this.byTrigger.get(triggerId);
     if (!entry) return false;
+    this.found.clear();
     this.byTrigger.delete(triggerId);
     const path: Node[] = [this.root];
     let node = this.root;
@@ -130,9 +136,30 @@ export class RouteTable {
     return true;
   }
 
+  private readonly allowedScratch = new Set<HttpMethod>();
+  /**
+   * Lookups of routes without parameters, by method and path: the same answer every time until the table
+   * changes (cleared then), without splitting and walking the path per request. Bounded: cleared when full.
+   */
+  private readonly found = new Map<string, LookupResult>();
+
   lookup(method: string, pathname: string): LookupResult {
+    const key = `${method} ${pathname}`;
+    const cached = this.found.get(key);
+    if (cached !== undefined) return cached;
+    const result = this.walkFrom(method, pathname);
+    if (result.kind === 'found' && result.match.params === NO_PARAMS) {
+      if (this.found.size >= MAX_CACHED) this.found.clear();
+      this.found.set(key, result);
+    }
+    return result;
+  }
+
+  private walkFrom(method: string, pathname: string): LookupResult {
     const segments = splitPath(pathname);
-    const allowed = new Set<HttpMethod>();
+    // reused: lookups are synchronous, and most find their route (the set stays empty)
+    const allowed = this.allowedScratch;
+    allowed.clear();
     const found = this.walk(this.root, segments, 0, [], method, allowed);
     if (found) return { kind: 'found', match: found };
     if (allowed.size > 0) return { kind: 'method_not_allowed', allow: [...allowed] };
@@ -174,7 +201,7 @@ export class RouteTable {
     // HEAD is served by a GET route when no HEAD route exists (the body is dropped on the way out).
     const route = node.routes.get(method as HttpMethod) ?? (method === 'HEAD' ? node.routes.get('GET') : undefined);
     const target = route?.targets[0];
-    if (target) return { target, params: Object.fromEntries(values) };
+    if (target) return { target, params: values.length === 0 ? NO_PARAMS : Object.fromEntries(values) };
     for (const m of node.routes.keys()) {
       allowed.add(m);
       if (m === 'GET') allowed.add('HEAD');

@@ -8,14 +8,14 @@
  * value: a handler that returns a value costs no socket and no extra frame.
  */
 import { randomUUID } from 'node:crypto';
-import { ChannelReader, ChannelWriter, type SvcClient } from '@svc/sdk';
+import { ChannelReader, ChannelWriter, type StreamChannelRef, type SvcClient } from '@svc/sdk';
 import { ChannelBatcher, type ChannelRefs } from './channel-batch.js';
 import { ChannelPool } from './channel-pool.js';
 import type { ChannelPort, RequestChannels } from './request-channels.js';
 
 export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPort {
   const batcher = new ChannelBatcher(client);
-  const watchers = new Map<string, (taken: boolean) => void>();
+  const watchers = new Map<string, PooledChannels>();
   // The engine calls this (void) when a handler opens the write end of one of our response channels.
   const notifyId = `svc-http::response-opened::${randomUUID()}`;
   client.registerFunction(notifyId, (input: unknown) => settle(watchers, channelIdOf(input), true), {
@@ -27,35 +27,17 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
   const responses = new ChannelPool(batcher, { owned: true, notify_function_id: notifyId }, { generation });
   const streamed = new ChannelPool(batcher, { owned: true }, { generation });
   const ended = new ChannelPool(batcher, { owned: true, prefill: '' }, { generation });
+  const shared: Shared = { batcher, watchers, engineUrl };
   const bodyChannel = async (prefill: Buffer | undefined): Promise<ChannelRefs> => {
     if (prefill === undefined) return streamed.take();
     if (prefill.length === 0) return ended.take();
     const [refs] = await batcher.create([{ owned: true, prefill: prefill.toString('base64') }]);
     return refs as ChannelRefs;
   };
-  const channelsOf = (request: ChannelRefs, response: ChannelRefs, streamed: boolean): RequestChannels => {
-    const id = response.reader.channel_id;
-    const taken = new Promise<boolean>((resolve) => watchers.set(id, resolve));
-    let reader: ChannelReader | undefined;
-    return {
-      requestBodyRef: request.reader,
-      responseRef: response.writer,
-      bodyWriter: streamed ? new ChannelWriter(engineUrl, request.writer) : undefined,
-      // built on first use: most handlers return a value and never need it
-      get response() {
-        return (reader ??= new ChannelReader(engineUrl, response.reader));
-      },
-      responseWriterTaken: () => taken,
-      release: once(() => {
-        settle(watchers, id, false);
-        batcher.remove([request.writer, response.reader]);
-      }),
-    };
-  };
   return {
     async open(prefill): Promise<RequestChannels> {
       const [request, response] = await Promise.all([bodyChannel(prefill), responses.take()]);
-      return channelsOf(request, response, prefill === undefined);
+      return new PooledChannels(shared, request, response, prefill === undefined);
     },
     // The usual request (no body, or a streamed one) while the pools are stocked: no promise to wait for.
     openReady(prefill): RequestChannels | undefined {
@@ -65,30 +47,78 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
       if (request === undefined) return undefined;
       const response = responses.takeReady();
       if (response === undefined) {
-        batcher.remove([request.writer]);
+        batcher.remove2(request.writer, undefined);
         return undefined;
       }
-      return channelsOf(request, response, prefill === undefined);
+      return new PooledChannels(shared, request, response, prefill === undefined);
     },
   };
 }
 
-function settle(watchers: Map<string, (taken: boolean) => void>, id: string | undefined, taken: boolean): void {
+interface Shared {
+  batcher: ChannelBatcher;
+  /** Response channels by id, until the handler opened the write end or the request ended. */
+  watchers: Map<string, PooledChannels>;
+  engineUrl: string;
+}
+
+/** One request's channels: a class rather than closures, as one is made per request. */
+class PooledChannels implements RequestChannels {
+  readonly requestBodyRef: StreamChannelRef;
+  readonly responseRef: StreamChannelRef;
+  readonly bodyWriter: ChannelWriter | undefined;
+  private reader: ChannelReader | undefined;
+  private listener: ((taken: boolean) => void) | undefined;
+  /** Whether the handler took the write end, once known. */
+  private taken: boolean | undefined;
+  private released = false;
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly request: ChannelRefs,
+    private readonly responseRefs: ChannelRefs,
+    streamed: boolean,
+  ) {
+    this.requestBodyRef = request.reader;
+    this.responseRef = responseRefs.writer;
+    this.bodyWriter = streamed ? new ChannelWriter(shared.engineUrl, request.writer) : undefined;
+    shared.watchers.set(responseRefs.reader.channel_id, this);
+  }
+
+  response(): ChannelReader {
+    return (this.reader ??= new ChannelReader(this.shared.engineUrl, this.responseRefs.reader));
+  }
+
+  onResponseWriterTaken(listener: (taken: boolean) => void): void {
+    if (this.taken !== undefined) listener(this.taken);
+    else this.listener = listener;
+  }
+
+  settleTaken(taken: boolean): void {
+    if (this.taken !== undefined) return;
+    this.taken = taken;
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.(taken);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    settle(this.shared.watchers, this.responseRefs.reader.channel_id, false);
+    this.shared.batcher.remove2(this.request.writer, this.responseRefs.reader);
+  }
+}
+
+function settle(watchers: Map<string, PooledChannels>, id: string | undefined, taken: boolean): void {
   if (id === undefined) return;
-  watchers.get(id)?.(taken);
+  const channels = watchers.get(id);
+  if (channels === undefined) return;
   watchers.delete(id);
+  channels.settleTaken(taken);
 }
 
 function channelIdOf(input: unknown): string | undefined {
   const id = (input as { channel_id?: unknown } | null)?.channel_id;
   return typeof id === 'string' ? id : undefined;
-}
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
 }
