@@ -25,7 +25,10 @@ export function consoleLogger(name: string, level: string, env: NodeJS.ProcessEn
       },
     },
   };
-  if (!human) return pino(options);
+  // Written synchronously, so nothing is left to flush at exit: when whoever reads the output has gone (a closed
+  // pipe, a log collector that died) a write fails with EPIPE, which pino's destination turns into "stop logging";
+  // an exit-time flush would instead retry the failing write forever and svc would never stop.
+  if (!human) return pino(options, pino.destination({ fd: 1, sync: true }));
   const pretty = require('pino-pretty') as typeof pinoPretty;
   return pino(options, pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
 }

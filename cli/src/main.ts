@@ -215,6 +215,14 @@ async function run(argv: string[]): Promise<number | undefined> {
   return command(argv.slice(1));
 }
 
+// Output nobody reads any more (a closed pipe, `svc … | head`) is not an error of svc: it keeps running, and stops
+// normally on SIGTERM, instead of dying (or hanging at exit) on an EPIPE nobody handles.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
 run(process.argv.slice(2)).then(
   (code) => {
     // undefined: the engine is running; it exits on a signal.
