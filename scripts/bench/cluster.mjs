@@ -4,12 +4,15 @@
 //   aggregate           3 engines (a caller and an executor on each, the function replicated on all three,
 //                       256 calls outstanding per caller) against 1 engine (one caller, one executor, 256).
 // Needs nats-server on 127.0.0.1:4222 (skipped otherwise). Roles are the invoke benchmark's raw ws processes.
+import { Buffer } from 'node:buffer';
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'nats';
 import WebSocket from 'ws';
 import { freePort, portOpen, probe, round2, waitUntil } from './lib/net.mjs';
 
@@ -92,6 +95,8 @@ async function latency(engines, log) {
   log(`same-engine p50 ${round2(local.p50)} µs, p99 ${round2(local.p99)} µs`);
   caller.stop();
   localExec.stop();
+  const nats = await natsRoundTrip();
+  log(`NATS request/reply alone p50 ${round2(nats.p50)} µs, p99 ${round2(nats.p99)} µs`);
   return [
     {
       name: 'cross-engine call p50 (A→NATS→B)',
@@ -107,7 +112,37 @@ async function latency(engines, log) {
       floor: round2(local.p99),
       ratio: round2(cross.p99 / local.p99),
     },
+    {
+      // what a cross-engine call cannot go below: one NATS round trip on top of the local path
+      name: 'NATS request/reply alone p50 (nats.js → nats-server → nats.js), vs the same-engine call',
+      value: round2(nats.p50),
+      unit: 'µs',
+      floor: round2(local.p50),
+      ratio: round2(nats.p50 / local.p50),
+    },
   ];
+}
+
+/** Sequential request/reply between two nats.js processes through nats-server: the floor under a cross-engine hop. */
+async function natsRoundTrip() {
+  const child = fork(join(HERE, 'nats-echo-child.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise((resolve) => child.once('message', resolve));
+  const nc = await connect({ servers: '127.0.0.1:4222' });
+  try {
+    const payload = Buffer.from(JSON.stringify({ data: 'x'.repeat(SIZE) }));
+    for (let i = 0; i < 200; i++) await nc.request('bench.nats.echo', payload, { timeout: 5000 }); // warm-up
+    const times = [];
+    for (let i = 0; i < SEQ_CALLS; i++) {
+      const t = performance.now();
+      await nc.request('bench.nats.echo', payload, { timeout: 5000 });
+      times.push((performance.now() - t) * 1000);
+    }
+    times.sort((x, y) => x - y);
+    return { p50: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)] };
+  } finally {
+    await nc.close();
+    child.disconnect();
+  }
 }
 
 async function throughput(urls, log) {
