@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { serializeResult } from '../src/server/response.js';
 
-const text = (r: { body: Buffer }) => r.body.toString('utf8');
+const text = (r: { body: Buffer | string }): string => (typeof r.body === 'string' ? r.body : r.body.toString('utf8'));
 
 describe('serializeResult (docs/protocol.md §5)', () => {
   it('a non-object result is 200 with {}', () => {
