@@ -25,7 +25,9 @@ export const natsPort = (url: string): number => Number(new URL(url.replace(/^na
  * `running` engines of that cluster are already up.
  */
 export async function startCluster(n: number, natsUrl = NATS_URL, name = `t${randomUUID().slice(0, 8)}`, running = 0) {
-  const config = { cluster: { nats: natsUrl, name, heartbeat_interval_ms: 200, heartbeat_timeout_ms: 1200 } };
+  // detection in 2 s (the default is 3 s): fast enough for the tests, slow enough that a live engine stalled by a
+  // loaded machine is not dropped for a moment
+  const config = { cluster: { nats: natsUrl, name, heartbeat_interval_ms: 200, heartbeat_timeout_ms: 2000 } };
   const engines: EngineProcess[] = [];
   for (let i = 0; i < n; i++) engines.push(await startEngine({ config }));
   // every engine sees all the others
