@@ -99,6 +99,7 @@ export class ClusterModule implements EngineModule {
     this.mirror?.clear();
     this.incoming?.close();
     this.remote?.failAll('this engine is stopping');
+    this.remote?.close();
     const nc = this.nc;
     if (nc !== undefined && !nc.isClosed()) {
       if (this.ctx !== undefined) {

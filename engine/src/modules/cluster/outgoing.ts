@@ -1,11 +1,14 @@
 /**
  * Calls this engine sends to another engine of the cluster: NATS request/reply on the executing engine's call
- * subject. Each call in flight is indexed by engine, so an engine that leaves fails its calls at once with
+ * subject, the replies coming back on one subscription of this engine's own inbox (`<inbox>.<call id>`) and matched
+ * to the calls in flight by id: no subscription, stack trace or error object per call, as `nc.request` makes. Each
+ * call in flight is indexed by engine, so an engine that leaves fails its calls at once with
  * `cluster_engine_lost` (never a hang), and by caller, so a caller that disconnects cancels its remote calls.
- * A request nobody listens to (the engine died, not yet detected) was never delivered: it is retried elsewhere.
+ * A request nobody listens to (the engine died, not yet detected: NATS answers "no responders") was never
+ * delivered: it is retried elsewhere.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { CallRequest, DispatchVerdict } from '../module.js';
 import { engineLost, unavailable } from './errors.js';
@@ -14,6 +17,8 @@ import { encode, parseReply, type CallMessage, type Subjects } from './wire.js';
 /** Slack over the call's own deadline before the NATS request gives up (the executor answers timeouts itself). */
 const REQUEST_SLACK_MS = 2000;
 const MAX_TIMER_MS = 2_147_483_647;
+/** The status NATS answers a request with when nothing subscribes to its subject. */
+const NO_RESPONDERS = 503;
 
 interface Pending {
   readonly id: string;
@@ -30,13 +35,29 @@ export type Reroute = (call: CallRequest, excluded: Set<string>) => DispatchVerd
 export class RemoteCalls {
   private readonly byEngine = new Map<string, Map<string, Pending>>();
   private readonly byCaller = new Map<string, Set<Pending>>();
+  /** The reply handler of each call in flight, by call id. */
+  private readonly replies = new Map<string, (reply: Msg) => void>();
+  private readonly inbox = createInbox();
+  private readonly replySubscription: Subscription;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly subjects: Subjects,
     private readonly engineId: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    const from = this.inbox.length + 1;
+    this.replySubscription = nc.subscribe(`${this.inbox}.*`, {
+      callback: (err, msg) => {
+        if (err === null) this.replies.get(msg.subject.slice(from))?.(msg);
+      },
+    });
+  }
+
+  /** Stops taking replies (the connection is closing). */
+  close(): void {
+    this.replySubscription.unsubscribe();
+  }
 
   get inFlight(): number {
     let n = 0;
@@ -52,6 +73,12 @@ export class RemoteCalls {
       return Promise.resolve({ result: null });
     }
     return new Promise<DispatchVerdict>((resolve) => {
+      const settle = (): boolean => {
+        if (!this.forget(pending)) return false; // already answered (engine lost, then a late reply)
+        this.replies.delete(pending.id);
+        clearTimeout(timer);
+        return true;
+      };
       const pending: Pending = {
         id: message.id,
         engineId,
@@ -59,31 +86,31 @@ export class RemoteCalls {
         callerId: call.caller?.id,
         callerInvocationId: call.callerInvocationId,
         resolve: (verdict) => {
-          if (!this.forget(pending)) return; // already answered (engine lost, then a late reply)
-          resolve(verdict);
+          if (settle()) resolve(verdict);
         },
       };
       this.track(pending);
       const timeout = call.timeoutMs > 0 ? Math.min(call.timeoutMs + REQUEST_SLACK_MS, MAX_TIMER_MS) : MAX_TIMER_MS;
-      this.nc.request(this.subjects.call(engineId), encode(message), { timeout }).then(
-        (reply) => {
-          const parsed = parseReply(reply.data);
-          if (parsed.ok) pending.resolve(parsed.value);
-          else pending.resolve({ error: unavailable(call.functionId, `malformed reply: ${parsed.reason}`) });
-        },
-        (err: NatsError) => {
-          if (err.code === (ErrorCode.NoResponders as string)) {
-            if (!this.forget(pending)) return;
-            excluded.add(engineId);
-            resolve(reroute(call, excluded));
-          } else if (err.code === (ErrorCode.Timeout as string)) {
-            const message = `no answer from engine ${engineId} within ${call.timeoutMs} ms`;
-            pending.resolve({ error: { code: 'invocation_timeout', message } });
-          } else {
-            pending.resolve({ error: unavailable(call.functionId, err.message) });
-          }
-        },
-      );
+      const timer = setTimeout(() => {
+        const message = `no answer from engine ${engineId} within ${call.timeoutMs} ms`;
+        pending.resolve({ error: { code: 'invocation_timeout', message } });
+      }, timeout);
+      this.replies.set(message.id, (reply) => {
+        if (reply.data.length === 0 && reply.headers?.code === NO_RESPONDERS) {
+          if (!settle()) return;
+          excluded.add(engineId);
+          resolve(reroute(call, excluded));
+          return;
+        }
+        const parsed = parseReply(reply.data);
+        if (parsed.ok) pending.resolve(parsed.value);
+        else pending.resolve({ error: unavailable(call.functionId, `malformed reply: ${parsed.reason}`) });
+      });
+      try {
+        this.nc.publish(this.subjects.call(engineId), encode(message), { reply: `${this.inbox}.${message.id}` });
+      } catch (err) {
+        pending.resolve({ error: unavailable(call.functionId, err instanceof Error ? err.message : String(err)) });
+      }
     });
   }
 
