@@ -28,8 +28,8 @@ import {
   readBody,
 } from './request-body.js';
 import type { RequestSpan } from './request-span.js';
-import { serializeResult } from './response.js';
-import { describeRoute, type RouteMatch, type RouteTable } from './route-table.js';
+import { toResponse } from './outcome-response.js';
+import { type RouteMatch, type RouteTable } from './route-table.js';
 import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
 import { DeadlineQueue, type Due } from './deadline-queue.js';
@@ -361,52 +361,6 @@ async function receiveBody(
     if (!(err instanceof InvalidJsonError)) throw err;
     ex.reply(errorResponse(400, HttpErrorCode.InvalidJson, err.message));
     return undefined;
-  }
-}
-
-function toResponse(
-  opts: RequestHandlerOptions,
-  match: RouteMatch,
-  method: string,
-  outcome: DispatchOutcome,
-): PlainResponse {
-  switch (outcome.kind) {
-    case 'result':
-      try {
-        return serializeResult(outcome.value);
-      } catch (err) {
-        const failure = errorResponse(500, HttpErrorCode.InvalidResponse, (err as Error).message);
-        opts.logger.warn(
-          { route: describeRoute(method, match.target.apiPath), error_id: failure.envelope.error.error_id },
-          `invalid handler response: ${(err as Error).message}`,
-        );
-        return failure;
-      }
-    case 'skipped':
-      return errorResponse(422, HttpErrorCode.ConditionNotMet, 'Request condition not met', {}, { skipped: true });
-    case 'timeout': {
-      if (outcome.during === 'middleware') {
-        const msg = `middleware did not answer within ${opts.defaultTimeoutMs} ms`;
-        return errorResponse(504, HttpErrorCode.MiddlewareTimeout, msg);
-      }
-      const msg = `function '${match.target.functionId}' did not answer within ${opts.defaultTimeoutMs} ms`;
-      return errorResponse(504, HttpErrorCode.GatewayTimeout, msg);
-    }
-    case 'error': {
-      const failure = errorResponse(500, outcome.code, outcome.message);
-      const fn = outcome.functionId;
-      opts.logger.warn(
-        {
-          route: describeRoute(method, match.target.apiPath),
-          function_id: fn,
-          code: outcome.code,
-          error_id: failure.envelope.error.error_id,
-          stack: outcome.stack,
-        },
-        `${outcome.during} failed: ${outcome.message}`,
-      );
-      return failure;
-    }
   }
 }
 
