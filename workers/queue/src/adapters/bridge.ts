@@ -14,7 +14,7 @@
  * like any attempt whose function is missing: a restart of the only consuming process should take less than the
  * queue's first backoffs (run two replicas to avoid the gap).
  */
-import { InvocationError, registerWorker, type HandlerContext, type SvcClient } from '@svc/sdk';
+import { InvocationError, readyWithin, registerWorker, type HandlerContext, type SvcClient } from '@svc/sdk';
 import type { Logger } from 'pino';
 import { QueueErrorCode } from '../error-codes.js';
 import { deliverFunctionId, jobOf, readEnvelope, toEnvelope, unwrapDeadLetter } from './bridge-envelope.js';
@@ -53,18 +53,7 @@ export class BridgeQueueAdapter implements QueueBackend {
       reconnectionConfig: { initialDelayMs: 100, maxDelayMs: 2000 },
     });
     const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unreachable(this.options.bridge_url, timeoutMs)), timeoutMs);
-    });
-    try {
-      await Promise.race([client.ready(), timeout]);
-    } catch (err) {
-      await client.shutdown();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
+    await readyWithin(client, timeoutMs, () => unreachable(this.options.bridge_url, timeoutMs));
     this.client = client;
   }
 

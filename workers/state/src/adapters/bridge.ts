@@ -9,7 +9,7 @@
  * over a stored `null` is reported as `state:created`; `update` forwards the ops (a mutation without ops cannot be
  * forwarded); `list` needs the remote's `state::list_entries` (an svc engine has it).
  */
-import { registerWorker, type SvcClient } from '@svc/sdk';
+import { readyWithin, registerWorker, type SvcClient } from '@svc/sdk';
 import type { Logger } from 'pino';
 import { changeOf, LocalFeed } from './feed.js';
 import {
@@ -53,27 +53,12 @@ export class BridgeAdapter implements StateAdapter {
       logger: this.options.logger.child({ bridge: this.options.url }),
     });
     const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new StoreError(
-              StateErrorCode.StoreOpenFailed,
-              `engine ${this.options.url} not reachable in ${timeoutMs} ms`,
-            ),
-          ),
-        timeoutMs,
-      );
-    });
-    try {
-      await Promise.race([client.ready(), timeout]);
-    } catch (err) {
-      await client.shutdown();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
+    await readyWithin(
+      client,
+      timeoutMs,
+      () =>
+        new StoreError(StateErrorCode.StoreOpenFailed, `engine ${this.options.url} not reachable in ${timeoutMs} ms`),
+    );
     this.client = client;
   }
 

@@ -13,7 +13,14 @@
  * listeners, because the remote accepts only custom events (`stream::send`) from outside.
  */
 import { randomUUID } from 'node:crypto';
-import { registerWorker, type SvcClient, type UpdateOp, type UpdateOpError, type UpdateOutcome } from '@svc/sdk';
+import {
+  readyWithin,
+  registerWorker,
+  type SvcClient,
+  type UpdateOp,
+  type UpdateOpError,
+  type UpdateOutcome,
+} from '@svc/sdk';
 import type { Logger } from 'pino';
 import { StreamErrorCode } from '../error-codes.js';
 import { wrap, type StreamWrapperMessage } from '../messages.js';
@@ -56,23 +63,11 @@ export class BridgeStreamAdapter implements StreamAdapter {
       description: 'change feed of a bridged svc-stream',
     });
     const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = Object.assign(new Error(`engine ${this.options.url} not reachable in ${timeoutMs} ms`), {
-          code: StreamErrorCode.StoreOpenFailed,
-        });
-        reject(error);
-      }, timeoutMs);
-    });
-    try {
-      await Promise.race([client.ready(), timeout]);
-    } catch (err) {
-      await client.shutdown();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
+    await readyWithin(client, timeoutMs, () =>
+      Object.assign(new Error(`engine ${this.options.url} not reachable in ${timeoutMs} ms`), {
+        code: StreamErrorCode.StoreOpenFailed,
+      }),
+    );
     this.client = client;
   }
 
