@@ -32,5 +32,5 @@ export { createBareClient } from './bare-client.js';
 export { forwardRecord, setLogForwarder, type LogForwarder } from './telemetry/log-forward.js';
 export { conditionFunctionId } from './client/fire-trigger.js';
 export { readyWithin } from './client/ready-within.js';
-export { serverTextFrame } from './connection/text-frame.js';
+export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { textOf } from './text.js';

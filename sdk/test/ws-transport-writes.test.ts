@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WsTransport } from '../src/index.js';
+import { TURN_FLUSH_BYTES } from '../src/connection/text-frame.js';
 import { waitFor } from '../../test/harness.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/chunk-server.mjs', import.meta.url));
@@ -59,6 +60,37 @@ describe('WsTransport writes', () => {
     expect(first[1]! & 0x80).toBe(0x80); // masked, as RFC 6455 requires of a client
     const keyAt = (first[1]! & 0x7f) === 126 ? 4 : 2;
     expect([...first.subarray(keyAt, keyAt + 4)]).toEqual([0, 0, 0, 0]);
+    await t.close();
+  });
+
+  it('writes a large tick in parts of TURN_FLUSH_BYTES as it goes, in order', async () => {
+    const s = await server();
+    const t = await openTransport(s.url);
+    // the TCP socket's batched writes: one per flush of the corked socket
+    const socket = (t as unknown as { socket: { _writev: (chunks: { chunk: Buffer }[], cb: () => void) => void } })
+      .socket;
+    const writev = socket._writev.bind(socket);
+    const writes: number[] = [];
+    socket._writev = (chunks, cb) => {
+      writes.push(chunks.reduce((n, c) => n + c.chunk.length, 0));
+      writev(chunks, cb);
+    };
+    const frames = 1000;
+    for (let i = 0; i < frames; i++) t.send({ type: 'registerfunction', id: `writes::big${i}` });
+    let seen = await s.seen();
+    for (let i = 0; i < 100 && seen.messages.length < frames; i++) seen = await s.seen();
+    expect(seen.messages.map((m) => (JSON.parse(m) as { id: string }).id)).toEqual(
+      Array.from({ length: frames }, (_, i) => `writes::big${i}`),
+    );
+    const total = writes.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(5 * TURN_FLUSH_BYTES);
+    // every write but the turn's last is one part: the bytes that reached the bound, and no more than one frame over
+    expect(writes.length).toBeGreaterThanOrEqual(Math.floor(total / (TURN_FLUSH_BYTES + 100)));
+    expect(writes.length).toBeLessThanOrEqual(Math.ceil(total / TURN_FLUSH_BYTES));
+    for (const w of writes.slice(0, -1)) {
+      expect(w).toBeGreaterThanOrEqual(TURN_FLUSH_BYTES);
+      expect(w).toBeLessThan(TURN_FLUSH_BYTES + 100);
+    }
     await t.close();
   });
 

@@ -1,13 +1,14 @@
 /**
  * One worker's WebSocket, seen by the core as a `Connection`. Outbound frames written in the same turn of the
  * event loop are coalesced into one socket write (cork until `setImmediate`, after the turn's I/O callbacks: the
- * frames relayed from every worker socket read in that turn leave together); a peer that stops reading is disconnected once its
+ * frames relayed from every worker socket read in that turn leave together), or one write per `TURN_FLUSH_BYTES`
+ * when the turn holds more, so the peer can start on them while the rest are built; a peer that stops reading is disconnected once its
  * outbound buffer passes the bound, instead of growing the engine's memory.
  */
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { serverTextFrame, type EngineToWorker } from '@svc/sdk/core';
+import { serverTextFrame, TURN_FLUSH_BYTES, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
 import { forwardableText, type TraceReplacement } from './raw-frame.js';
@@ -22,6 +23,8 @@ export class WsConnection implements Connection, Beating {
   seen = false;
   lastSeenMs = 0;
   private corked = false;
+  /** Bytes written into the corked socket since it was corked or last flushed mid-turn. */
+  private corkedBytes = 0;
   private closed = false;
   /**
    * No extension was negotiated (the server offers none): every frame is a plain frame, so ours are written to the
@@ -88,8 +91,20 @@ export class WsConnection implements Connection, Beating {
       this.socket.cork();
       setImmediate(uncork, this);
     }
-    if (this.direct) this.socket.write(serverTextFrame(text));
-    else ws.send(text);
+    if (this.direct) {
+      const frame = serverTextFrame(text);
+      this.socket.write(frame);
+      this.corkedBytes += frame.length;
+    } else {
+      ws.send(text);
+      this.corkedBytes += text.length;
+    }
+    if (this.corkedBytes >= TURN_FLUSH_BYTES) {
+      // write what the turn has so far and stay corked for the rest (setImmediate still uncorks at the end)
+      this.corkedBytes = 0;
+      this.socket.uncork();
+      this.socket.cork();
+    }
     return true;
   }
 
@@ -111,6 +126,7 @@ export class WsConnection implements Connection, Beating {
   /** @internal */
   flush(): void {
     this.corked = false;
+    this.corkedBytes = 0;
     this.socket.uncork();
   }
 

@@ -13,9 +13,13 @@ const ROLES = join(HERE, 'roles.mjs');
 
 /** Forks a role and resolves once it reports ready; `ask(cmd)` sends one IPC command and resolves its answer. */
 export function role(name, url, env = {}, execArgv = []) {
+  // BENCH_ROLE_PROF_DIR=<dir>: every role (caller, executor, relay, peers) runs under --cpu-prof, written there
+  const profDir = process.env.BENCH_ROLE_PROF_DIR;
   const child = fork(ROLES, [name, url], {
     cwd: ROOT,
-    execArgv,
+    execArgv: profDir
+      ? [...execArgv, '--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : execArgv,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

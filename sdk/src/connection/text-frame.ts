@@ -6,6 +6,15 @@
  * it always uses, so the payload goes as it is.
  */
 
+/**
+ * Bytes of frames a corked socket holds before they are written mid-turn. Frames of one turn leave together, but
+ * not all of a large turn at its end: the peer starts on the first frames while this process builds the rest.
+ * With 256 calls answered in one turn, writing the whole turn at its end made the processes of a path take turns
+ * (caller, engine, executor each waiting for the previous one's whole batch); cut at 8 KiB (~40 small frames) they
+ * overlap, and both cores work.
+ */
+export const TURN_FLUSH_BYTES = 8192;
+
 /** A server-to-client frame (unmasked) of `payload`: a string, or UTF-8 bytes already encoded. */
 export function serverTextFrame(payload: string | Buffer): Buffer {
   return textFrame(payload, false);

@@ -13,7 +13,8 @@
  * Frames sent in the same turn of the event loop leave in one socket write: the first send corks the TCP socket
  * and a `setImmediate` uncorks it once the turn's I/O callbacks have run, so 256 calls started together cost one
  * write, not 256, and so do calls started by 256 HTTP requests that arrived in the same turn (each on its own
- * socket, so a `process.nextTick` would have flushed after every one of them). Answers to invocations are the
+ * socket, so a `process.nextTick` would have flushed after every one of them). A turn holding more than
+ * `TURN_FLUSH_BYTES` is written in parts of that size as it goes, so the engine starts on them early. Answers to invocations are the
  * exception: they leave at the end of the callback that produced them (see `send`).
  */
 import type { IncomingMessage } from 'node:http';
@@ -24,7 +25,7 @@ import { decodeFrame } from '../codec.js';
 import { FEATURE_CANCEL, FEATURES_HEADER, type WorkerToEngine } from '../protocol.js';
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
-import { zeroMaskedTextFrame } from './text-frame.js';
+import { TURN_FLUSH_BYTES, zeroMaskedTextFrame } from './text-frame.js';
 import type { ClientTransport, TransportEvents } from './transport.js';
 
 export interface WsTransportOptions {
@@ -73,6 +74,8 @@ export class WsTransport implements ClientTransport {
   /** The TCP socket under the open WebSocket (from its upgrade response), corked while a turn's frames queue. */
   private socket: Socket | undefined;
   private corked = false;
+  /** Bytes written into the corked socket since it was corked or last flushed mid-turn (TURN_FLUSH_BYTES). */
+  private corkedBytes = 0;
   private answerFlushQueued = false;
   private readonly flushAnswers = (): void => {
     this.answerFlushQueued = false;
@@ -81,6 +84,7 @@ export class WsTransport implements ClientTransport {
   private readonly uncork = (): void => {
     if (!this.corked) return;
     this.corked = false;
+    this.corkedBytes = 0;
     this.socket?.uncork();
   };
   private readonly urls: string[];
@@ -128,8 +132,20 @@ export class WsTransport implements ClientTransport {
     const text = JSON.stringify(message);
     // No extension negotiated (we offer none): a complete frame goes straight into the corked socket, between
     // whole frames of ws's own (pings, close); ws only holds frames back while compressing.
-    if (socket !== undefined && ws.extensions === '') socket.write(zeroMaskedTextFrame(text));
-    else ws.send(text);
+    if (socket !== undefined && ws.extensions === '') {
+      const frame = zeroMaskedTextFrame(text);
+      socket.write(frame);
+      this.corkedBytes += frame.length;
+    } else {
+      ws.send(text);
+      this.corkedBytes += text.length;
+    }
+    if (this.corked && socket !== undefined && this.corkedBytes >= TURN_FLUSH_BYTES) {
+      // write what the turn has so far and stay corked for the rest (the setImmediate still uncorks at the end)
+      this.corkedBytes = 0;
+      socket.uncork();
+      socket.cork();
+    }
     // A handler's answer leaves when the callback that produced it ends (its microtasks included), not at the end
     // of the turn: held until then, it would die with a process killed later in the same turn (another handler's
     // kill -9, an OOM), and the engine would run the call again.
