@@ -13,8 +13,6 @@ import { obj, optString, OtlpShapeError, serviceOf, type Json } from './values.j
 
 const STATUS: readonly SpanStatus[] = ['unset', 'ok', 'error'];
 const FIELDS = 14;
-const TRACE_ID = /^[0-9a-f]{32}$/;
-const SPAN_ID = /^[0-9a-f]{16}$/;
 const NONE = '-';
 const ZERO = 48; // '0'
 const HASH = 35; // '#'
@@ -27,6 +25,8 @@ export class EngineSpanDecoder {
   private resourceKey = '';
   private base: Record<string, Json> = {};
   private readonly resources = new Map<string, Record<string, Json>>();
+  /** The fields of the line being decoded. */
+  private readonly fields: string[] = new Array<string>(FIELDS).fill('');
 
   decode(text: string): StoredSpan[] {
     const headEnd = text.indexOf('\n');
@@ -36,10 +36,27 @@ export class EngineSpanDecoder {
     const scope = optString(head.scope, 'head.scope');
     this.useResource(headText, obj(head.resource, 'head.resource'));
     const spans: StoredSpan[] = [];
+    const fields = this.fields;
     let line = 1;
     for (let at = headEnd; at >= 0; line++) {
       const next = text.indexOf('\n', at + 1);
-      const fields = text.slice(at + 1, next < 0 ? undefined : next).split(' ');
+      const end = next < 0 ? text.length : next;
+      // the line's space-separated fields into `fields` (what split(' ') gives, without an array per line)
+      let start = at + 1;
+      let n = 0;
+      while (n < FIELDS) {
+        const space = text.indexOf(' ', start);
+        if (space < 0 || space > end) {
+          fields[n++] = text.slice(start, end);
+          start = end + 1;
+          break;
+        }
+        fields[n++] = text.slice(start, space);
+        start = space + 1;
+      }
+      if (n !== FIELDS || start <= end) {
+        throw new OtlpShapeError(`line ${line}`, `${FIELDS} space-separated fields`);
+      }
       spans.push(this.span(fields, strings, scope, line));
       at = next;
     }
@@ -47,13 +64,12 @@ export class EngineSpanDecoder {
   }
 
   private span(f: string[], strings: string[], scope: string | undefined, line: number): StoredSpan {
-    if (f.length !== FIELDS) throw new OtlpShapeError(`line ${line}`, `${FIELDS} space-separated fields`);
     const traceId = f[0]!;
     const spanId = f[1]!;
     const parent = f[2]!;
-    if (!TRACE_ID.test(traceId)) throw bad(line, 0);
-    if (!SPAN_ID.test(spanId)) throw bad(line, 1);
-    if (parent !== NONE && !SPAN_ID.test(parent)) throw bad(line, 2);
+    if (!isLowerHex(traceId, 32)) throw bad(line, 0);
+    if (!isLowerHex(spanId, 16)) throw bad(line, 1);
+    if (parent !== NONE && !isLowerHex(parent, 16)) throw bad(line, 2);
     const startText = f[7]!;
     const endText = f[8]!;
     const startUs = micros(startText, line, 7);
@@ -185,6 +201,16 @@ function stringList(v: unknown): string[] {
     throw new OtlpShapeError('head.strings', 'an array of strings');
   }
   return v;
+}
+
+/** `v` is `length` lowercase hex digits. */
+function isLowerHex(v: string, length: number): boolean {
+  if (v.length !== length) return false;
+  for (let i = 0; i < length; i++) {
+    const c = v.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 /** Whole microseconds since the epoch, written plainly (no sign, exponent or leading zero). */
