@@ -27,7 +27,9 @@ function bench(name, fn) {
   console.log(`${name.padEnd(44)} ${ns.toFixed(0).padStart(5)} ns`);
 }
 
-console.log(`invoke frame: JSON ${json.length} B, msgpack ${packed.length} B, msgpack records ${recordPacked.length} B`);
+console.log(
+  `invoke frame: JSON ${json.length} B, msgpack ${packed.length} B, msgpack records ${recordPacked.length} B`,
+);
 bench('encode: JSON.stringify + UTF-8 bytes', () => Buffer.from(JSON.stringify(frame)));
 bench('encode: msgpack', () => plain.pack(frame));
 bench('encode: msgpack records', () => records.pack(frame));
