@@ -6,6 +6,7 @@
  * to log it or to answer with an error frame. Unknown keys are ignored, as the wire requires.
  */
 import { isUuid, type ErrorBody, type Message, type TriggerActionWire } from './protocol.js';
+import { InvokeFrame, ResultFrame } from './wire-frames.js';
 
 export interface DecodeFailure {
   ok: false;
@@ -132,7 +133,11 @@ export function decodeValue(parsed: unknown): DecodeResult {
   return { ok: true, message: parsed as unknown as Message };
 }
 
-/** Serialises a message for the wire. Undefined fields vanish, as the wire expects. */
+/**
+ * Serialises a message for the wire. Undefined fields vanish, as the wire expects. The calls and answers this SDK
+ * builds itself are written by their own `wire()` (wire-frames.ts), with the same JSON as a result.
+ */
 export function encodeFrame(message: Message): string {
+  if (message instanceof InvokeFrame || message instanceof ResultFrame) return message.wire();
   return JSON.stringify(message);
 }

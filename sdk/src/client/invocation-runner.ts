@@ -9,6 +9,7 @@ import type { CancelInvocation, ErrorBody, InvocationResult, InvokeFunction, Wor
 import { InvocationContext, type ContextHost } from './handler-context.js';
 import type { Registrations } from './registrations.js';
 import { ErrorCode } from '../error-codes.js';
+import { ResultFrame } from '../wire-frames.js';
 
 export interface RunnerHost extends ContextHost {
   readonly logger: Logger;
@@ -103,7 +104,7 @@ export class InvocationRunner {
       });
       return;
     }
-    const frame: InvocationResult = { type: 'invocationresult', invocation_id: id, function_id: ctx.functionId };
+    const frame = new ResultFrame(id, ctx.functionId);
     if (value !== undefined) frame.result = value;
     this.reply(frame);
   }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvocationError } from '../errors.js';
 import { isUuid, type InvokeFunction, type WorkerToEngine } from '../protocol.js';
+import { InvokeFrame } from '../wire-frames.js';
 import type { TriggerRequest } from '../types.js';
 import type { PendingInvocations } from './pending-invocations.js';
 import { ErrorCode } from '../error-codes.js';
@@ -27,18 +28,17 @@ export class OutgoingCalls {
     const wanted = request.invocationId;
     const invocationId = wanted !== undefined && !this.pending.has(wanted) ? wanted : randomUUID();
     const timeoutMs = Math.min(request.timeoutMs ?? this.defaultTimeoutMs, MAX_TIMER_MS);
-    const frame: InvokeFunction = {
-      type: 'invokefunction',
-      invocation_id: invocationId,
-      function_id: request.function_id,
-      data: request.payload,
+    const frame = new InvokeFrame(
+      invocationId,
+      request.function_id,
+      request.payload,
       action,
-      metadata: request.metadata,
-      traceparent: request.traceparent,
-      baggage: request.baggage,
-      timeout_ms: timeoutMs,
-      fired_by: request.firedBy,
-    };
+      request.metadata,
+      request.traceparent,
+      request.baggage,
+      timeoutMs,
+      request.firedBy,
+    );
     const signal = request.signal;
     if (signal?.aborted) return Promise.reject(cancelledError(request.function_id));
     let sent: boolean;

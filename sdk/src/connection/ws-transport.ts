@@ -27,6 +27,7 @@ import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
 import { TURN_FLUSH_BYTES, zeroMaskedTextFrame } from './text-frame.js';
 import type { ClientTransport, TransportEvents } from './transport.js';
+import { encodeFrame } from '../codec.js';
 
 export interface WsTransportOptions {
   /** Extra HTTP headers on the upgrade request. */
@@ -129,7 +130,7 @@ export class WsTransport implements ClientTransport {
       socket.cork();
       setImmediate(this.uncork);
     }
-    const text = JSON.stringify(message);
+    const text = encodeFrame(message);
     // No extension negotiated (we offer none): a complete frame goes straight into the corked socket, between
     // whole frames of ws's own (pings, close); ws only holds frames back while compressing.
     if (socket !== undefined && ws.extensions === '') {
