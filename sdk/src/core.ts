@@ -33,4 +33,5 @@ export { forwardRecord, setLogForwarder, type LogForwarder } from './telemetry/l
 export { conditionFunctionId } from './client/fire-trigger.js';
 export { readyWithin } from './client/ready-within.js';
 export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
+export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';

@@ -1,40 +1,109 @@
 /**
- * The SDK's complete client frames are byte for byte what ws's own sender writes with the SDK's all-zero masking
- * key, at every payload-length encoding (7, 16 and 64 bits) and for multi-byte characters.
+ * The frames the SDK and the engine write themselves are byte for byte what ws's own sender writes (the SDK's with
+ * its all-zero masking key, the engine's and svc-stream's unmasked), at every payload-length encoding (7, 16 and
+ * 64 bits) and for multi-byte characters; and a FrameWriter hands them to the socket in order, in parts, ahead of
+ * anything ws writes to the socket itself.
  */
+import { Writable } from 'node:stream';
+import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import * as ws from 'ws';
-import { zeroMaskedTextFrame } from '../src/connection/text-frame.js';
+import { FrameWriter } from '../src/connection/frame-writer.js';
+import { serverTextFrame, TURN_FLUSH_BYTES } from '../src/connection/text-frame.js';
 
 /** ws's own framing (`Sender.frame`, not in its type definitions). */
 const { frame } = (ws as unknown as { Sender: { frame: (data: Buffer, options: object) => Buffer[] } }).Sender;
 
-function wsFrame(text: string): Buffer {
+function wsFrame(text: string, mask: boolean): Buffer {
   const options = {
     fin: true,
     opcode: 1,
-    mask: true,
+    mask,
     maskBuffer: Buffer.alloc(4),
-    generateMask: (mask: Buffer) => mask.fill(0),
+    generateMask: (m: Buffer) => m.fill(0),
     readOnly: false,
     rsv1: false,
   };
   return Buffer.concat(frame(Buffer.from(text), options));
 }
 
-describe('zeroMaskedTextFrame', () => {
+const TEXTS = [
+  '',
+  'x',
+  'x'.repeat(125),
+  'x'.repeat(126),
+  'x'.repeat(65535),
+  'x'.repeat(70000),
+  '€'.repeat(50),
+  '😀'.repeat(40000),
+];
+
+/** A socket that keeps every chunk written to it. */
+function sink(): { socket: Writable; chunks: Buffer[] } {
+  const chunks: Buffer[] = [];
+  const socket = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  return { socket, chunks };
+}
+
+describe('serverTextFrame', () => {
   it('matches ws for every length encoding and for multi-byte characters', () => {
-    for (const text of [
-      '',
-      'x',
-      'x'.repeat(125),
-      'x'.repeat(126),
-      'x'.repeat(65535),
-      'x'.repeat(70000),
-      '€'.repeat(50),
-      '😀'.repeat(40000),
-    ]) {
-      expect(zeroMaskedTextFrame(text).equals(wsFrame(text))).toBe(true);
-    }
+    for (const text of TEXTS) expect(serverTextFrame(text).equals(wsFrame(text, false))).toBe(true);
+  });
+});
+
+describe('FrameWriter', () => {
+  for (const masked of [true, false]) {
+    it(`writes ${masked ? 'client (zero-masked)' : 'server'} frames as ws would, in one chunk per turn`, async () => {
+      const { socket, chunks } = sink();
+      const writer = new FrameWriter(socket, masked);
+      for (const text of TEXTS.slice(0, 4)) writer.text(text);
+      expect(chunks).toHaveLength(0); // held until the turn ends
+      await turn();
+      expect(chunks).toHaveLength(1);
+      expect(chunks[0]!.equals(Buffer.concat(TEXTS.slice(0, 4).map((t) => wsFrame(t, masked))))).toBe(true);
+      for (const text of TEXTS.slice(4)) writer.text(text);
+      await turn();
+      expect(Buffer.concat(chunks.slice(1)).equals(Buffer.concat(TEXTS.slice(4).map((t) => wsFrame(t, masked))))).toBe(
+        true,
+      );
+    });
+  }
+
+  it('writes a large turn in parts of TURN_FLUSH_BYTES as it goes', () => {
+    const { socket, chunks } = sink();
+    const writer = new FrameWriter(socket, false);
+    const text = 'y'.repeat(200);
+    for (let i = 0; i < 200; i++) writer.text(text);
+    // 200 frames of 204 bytes (~40 KiB): the parts that reached the bound are out before the turn ends
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    for (const c of chunks) expect(c.length).toBeLessThan(TURN_FLUSH_BYTES + 204);
+    writer.flush();
+    expect(Buffer.concat(chunks).equals(Buffer.concat(Array.from({ length: 200 }, () => wsFrame(text, false))))).toBe(
+      true,
+    );
+  });
+
+  it('puts what it holds on the socket before anything else written to it (ws pings, the close frame)', () => {
+    const { socket, chunks } = sink();
+    const writer = new FrameWriter(socket, false);
+    writer.text('first');
+    socket.write(Buffer.from([0x88, 0x00])); // a close frame, as ws writes it
+    expect(Buffer.concat(chunks).equals(Buffer.concat([wsFrame('first', false), Buffer.from([0x88, 0x00])]))).toBe(
+      true,
+    );
+  });
+
+  it('drops what it holds once the socket can no longer be written', async () => {
+    const { socket, chunks } = sink();
+    const writer = new FrameWriter(socket, false);
+    writer.text('late');
+    socket.destroy();
+    await turn();
+    expect(chunks).toHaveLength(0);
   });
 });

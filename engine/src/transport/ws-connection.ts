@@ -1,14 +1,15 @@
 /**
  * One worker's WebSocket, seen by the core as a `Connection`. Outbound frames written in the same turn of the
- * event loop are coalesced into one socket write (cork until `setImmediate`, after the turn's I/O callbacks: the
- * frames relayed from every worker socket read in that turn leave together), or one write per `TURN_FLUSH_BYTES`
- * when the turn holds more, so the peer can start on them while the rest are built; a peer that stops reading is disconnected once its
+ * event loop are coalesced into one socket write (laid out in one buffer that is written after the turn's I/O
+ * callbacks: the frames relayed from every worker socket read in that turn leave together, `FrameWriter`), or
+ * one write per `TURN_FLUSH_BYTES` when the turn holds more, so the peer can start on them while the rest are
+ * built; a peer that stops reading is disconnected once its
  * outbound buffer passes the bound, instead of growing the engine's memory.
  */
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { serverTextFrame, TURN_FLUSH_BYTES, type EngineToWorker } from '@svc/sdk/core';
+import { FrameWriter, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
 import { forwardableText, type TraceReplacement } from './raw-frame.js';
@@ -22,16 +23,14 @@ export class WsConnection implements Connection, Beating {
   readonly sharesObjects = false;
   seen = false;
   lastSeenMs = 0;
-  private corked = false;
-  /** Bytes written into the corked socket since it was corked or last flushed mid-turn. */
-  private corkedBytes = 0;
   private closed = false;
   /**
-   * No extension was negotiated (the server offers none): every frame is a plain frame, so ours are written to the
-   * TCP socket as complete frames, between whole frames of ws's own (pings, close), and ws never holds a frame
-   * back (it only queues while compressing).
+   * Set when no extension was negotiated (the server offers none): every frame is a plain frame, so ours are
+   * written to the TCP socket by the writer, ahead of any frame of ws's own (pings, close); ws never holds a
+   * frame back (it only queues while compressing). Undefined otherwise: frames go through `ws.send`, corked.
    */
-  private readonly direct: boolean;
+  private readonly writer: FrameWriter | undefined;
+  private corked = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -41,7 +40,7 @@ export class WsConnection implements Connection, Beating {
     private readonly maxBufferedBytes: number,
     private readonly logger: Logger,
   ) {
-    this.direct = ws.extensions === '';
+    this.writer = ws.extensions === '' ? new FrameWriter(socket, false) : undefined;
   }
 
   send(message: EngineToWorker): boolean {
@@ -86,25 +85,17 @@ export class WsConnection implements Connection, Beating {
       this.overflow();
       return false;
     }
+    const writer = this.writer;
+    if (writer !== undefined) {
+      writer.text(text);
+      return true;
+    }
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
       setImmediate(uncork, this);
     }
-    if (this.direct) {
-      const frame = serverTextFrame(text);
-      this.socket.write(frame);
-      this.corkedBytes += frame.length;
-    } else {
-      ws.send(text);
-      this.corkedBytes += text.length;
-    }
-    if (this.corkedBytes >= TURN_FLUSH_BYTES) {
-      // write what the turn has so far and stay corked for the rest (setImmediate still uncorks at the end)
-      this.corkedBytes = 0;
-      this.socket.uncork();
-      this.socket.cork();
-    }
+    ws.send(text);
     return true;
   }
 
@@ -126,7 +117,6 @@ export class WsConnection implements Connection, Beating {
   /** @internal */
   flush(): void {
     this.corked = false;
-    this.corkedBytes = 0;
     this.socket.uncork();
   }
 

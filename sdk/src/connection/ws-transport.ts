@@ -10,8 +10,8 @@
  * ping or pong); a WS ping is sent every `pingIntervalMs` so a healthy engine always has something to answer. When
  * the engine pings us itself, the deadline shrinks to three of its ping intervals (never above `idleTimeoutMs`).
  *
- * Frames sent in the same turn of the event loop leave in one socket write: the first send corks the TCP socket
- * and a `setImmediate` uncorks it once the turn's I/O callbacks have run, so 256 calls started together cost one
+ * Frames sent in the same turn of the event loop leave in one socket write (frame-writer.ts): they are laid out
+ * in one buffer that is written once the turn's I/O callbacks have run, so 256 calls started together cost one
  * write, not 256, and so do calls started by 256 HTTP requests that arrived in the same turn (each on its own
  * socket, so a `process.nextTick` would have flushed after every one of them). A turn holding more than
  * `TURN_FLUSH_BYTES` is written in parts of that size as it goes, so the engine starts on them early. Answers to invocations are the
@@ -25,7 +25,7 @@ import { decodeFrame } from '../codec.js';
 import { FEATURE_CANCEL, FEATURES_HEADER, type WorkerToEngine } from '../protocol.js';
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
-import { TURN_FLUSH_BYTES, zeroMaskedTextFrame } from './text-frame.js';
+import { FrameWriter } from './frame-writer.js';
 import type { ClientTransport, TransportEvents } from './transport.js';
 import { encodeFrame } from '../codec.js';
 
@@ -72,21 +72,15 @@ export class WsTransport implements ClientTransport {
   private effectiveIdleMs: number;
   private closing: Promise<void> | undefined;
   private open = false;
-  /** The TCP socket under the open WebSocket (from its upgrade response), corked while a turn's frames queue. */
-  private socket: Socket | undefined;
-  private corked = false;
-  /** Bytes written into the corked socket since it was corked or last flushed mid-turn (TURN_FLUSH_BYTES). */
-  private corkedBytes = 0;
+  /**
+   * Writes the frames of the open WebSocket to its TCP socket (from its upgrade response), when no extension was
+   * negotiated (we offer none); undefined otherwise, and frames go through `ws.send`.
+   */
+  private writer: FrameWriter | undefined;
   private answerFlushQueued = false;
   private readonly flushAnswers = (): void => {
     this.answerFlushQueued = false;
-    this.uncork();
-  };
-  private readonly uncork = (): void => {
-    if (!this.corked) return;
-    this.corked = false;
-    this.corkedBytes = 0;
-    this.socket?.uncork();
+    this.writer?.flush();
   };
   private readonly urls: string[];
   private urlIndex = 0;
@@ -124,33 +118,14 @@ export class WsTransport implements ClientTransport {
     const ws = this.ws;
     // A socket in its closing handshake would drop the frame silently; report it unsent so the client queues it.
     if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
-    const socket = this.socket;
-    if (!this.corked && socket !== undefined) {
-      this.corked = true;
-      socket.cork();
-      setImmediate(this.uncork);
-    }
     const text = encodeFrame(message);
-    // No extension negotiated (we offer none): a complete frame goes straight into the corked socket, between
-    // whole frames of ws's own (pings, close); ws only holds frames back while compressing.
-    if (socket !== undefined && ws.extensions === '') {
-      const frame = zeroMaskedTextFrame(text);
-      socket.write(frame);
-      this.corkedBytes += frame.length;
-    } else {
-      ws.send(text);
-      this.corkedBytes += text.length;
-    }
-    if (this.corked && socket !== undefined && this.corkedBytes >= TURN_FLUSH_BYTES) {
-      // write what the turn has so far and stay corked for the rest (the setImmediate still uncorks at the end)
-      this.corkedBytes = 0;
-      socket.uncork();
-      socket.cork();
-    }
+    const writer = this.writer;
+    if (writer !== undefined) writer.text(text);
+    else ws.send(text);
     // A handler's answer leaves when the callback that produced it ends (its microtasks included), not at the end
     // of the turn: held until then, it would die with a process killed later in the same turn (another handler's
     // kill -9, an OOM), and the engine would run the call again.
-    if (message.type === 'invocationresult' && this.corked && !this.answerFlushQueued) {
+    if (message.type === 'invocationresult' && writer !== undefined && !this.answerFlushQueued) {
       this.answerFlushQueued = true;
       process.nextTick(this.flushAnswers);
     }
@@ -180,10 +155,11 @@ export class WsTransport implements ClientTransport {
       generateMask: zeroMask,
     });
     this.ws = ws;
+    let socket: Socket | undefined;
     ws.on('upgrade', (res: IncomingMessage) => {
-      if (ws === this.ws) this.socket = res.socket;
+      socket = res.socket;
     });
-    ws.on('open', () => this.onOpen(ws));
+    ws.on('open', () => this.onOpen(ws, socket));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('ping', () => this.onEnginePing());
     ws.on('pong', () => (this.lastInbound = Date.now()));
@@ -194,8 +170,10 @@ export class WsTransport implements ClientTransport {
     ws.on('close', (code, reason) => this.onSocketClose(ws, code, reason.toString()));
   }
 
-  private onOpen(ws: WebSocket): void {
+  private onOpen(ws: WebSocket, socket: Socket | undefined): void {
     if (ws !== this.ws) return;
+    // no extension negotiated: every frame is a plain frame, and ours are written straight to the TCP socket
+    this.writer = socket !== undefined && ws.extensions === '' ? new FrameWriter(socket, true) : undefined;
     this.open = true;
     this.attempt = 0;
     this.failedInRow = 0;
@@ -241,7 +219,7 @@ export class WsTransport implements ClientTransport {
     const wasOpen = this.open;
     this.open = false;
     this.ws = undefined;
-    this.socket = undefined;
+    this.writer = undefined;
     // Another engine of the cluster is tried at once, until every one of them failed in a row; only then does
     // the reconnection config (backoff, max retries) apply, so each retry is a round over every URL.
     const failover = this.closing === undefined && this.urls.length > 1 && this.failedInRow + 1 < this.urls.length;

@@ -1,0 +1,113 @@
+/**
+ * Text frames written to a WebSocket's TCP socket the way a busy connection wants them: the frames of one turn of
+ * the event loop are laid out one after another in a shared buffer and handed to the socket as one chunk, at the
+ * end of the turn (`setImmediate`, once the turn's I/O callbacks have run) or as soon as a part reaches
+ * `TURN_FLUSH_BYTES`, so the peer starts on the first frames while this process builds the rest. Per frame this
+ * costs a header and a UTF-8 copy into the buffer, not a buffer, a stream write and an iovec of its own.
+ *
+ * For a connection that negotiated no extension (the engine offers none, the SDK asks for none), where every frame
+ * is a plain frame. Frames of `ws`'s own (pings, pongs, the close handshake) are written by `ws` straight to the
+ * socket: the writer takes over the socket's `write` so that whatever it holds goes first, and the order on the
+ * wire is the order of the calls. Server frames are unmasked; client frames carry the all-zero masking key, so the
+ * payload goes as it is (RFC 6455 §5.3 requires the key, not a random one, of a client that is not a browser).
+ *
+ * Ownership: holds the current buffer until the end of the turn; `flush()` writes what is held.
+ */
+import type { Writable } from 'node:stream';
+import { TURN_FLUSH_BYTES } from './text-frame.js';
+
+/**
+ * A new buffer's size: parts are cut from it until the next frame no longer fits. A buffer is let go at the end of
+ * its turn, so an idle connection holds none.
+ */
+const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
+
+export class FrameWriter {
+  private buffer: Buffer | undefined;
+  /** Where the part being filled starts in `buffer`, and where it ends. */
+  private partStart = 0;
+  private at = 0;
+  private turnQueued = false;
+  private readonly write: (chunk: Buffer) => void;
+  private readonly endTurn = (): void => {
+    this.turnQueued = false;
+    this.flush();
+    this.buffer = undefined;
+    this.partStart = 0;
+    this.at = 0;
+  };
+
+  constructor(
+    private readonly socket: Writable,
+    private readonly masked: boolean,
+  ) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on `socket` below
+    const write = socket.write as (...args: unknown[]) => boolean;
+    this.write = (chunk) => {
+      write.call(socket, chunk);
+    };
+    // ws writes its own frames with socket.write: what this writer holds must reach the socket before them
+    const flush = (): void => this.flush();
+    socket.write = function (this: Writable, ...args: unknown[]): boolean {
+      flush();
+      return write.apply(socket, args);
+    } as Writable['write'];
+  }
+
+  /** Bytes held, not yet handed to the socket. */
+  get pending(): number {
+    return this.at - this.partStart;
+  }
+
+  /** Queues one text frame of `text`; it leaves at the end of the turn or with its part. */
+  text(text: string): void {
+    const length = Buffer.byteLength(text);
+    const lengthBytes = length < 126 ? 0 : length < 65536 ? 2 : 8;
+    const frameBytes = 2 + lengthBytes + (this.masked ? 4 : 0) + length;
+    let buffer = this.buffer;
+    if (buffer === undefined || buffer.length - this.at < frameBytes) {
+      this.flush();
+      buffer = Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, frameBytes));
+      this.buffer = buffer;
+      this.partStart = 0;
+      this.at = 0;
+    }
+    let at = this.at;
+    buffer[at] = 0x81; // FIN + text
+    const maskBit = this.masked ? 0x80 : 0;
+    if (lengthBytes === 0) {
+      buffer[at + 1] = maskBit | length;
+      at += 2;
+    } else if (lengthBytes === 2) {
+      buffer[at + 1] = maskBit | 126;
+      buffer.writeUInt16BE(length, at + 2);
+      at += 4;
+    } else {
+      buffer[at + 1] = maskBit | 127;
+      buffer.writeUInt32BE(Math.floor(length / 2 ** 32), at + 2);
+      buffer.writeUInt32BE(length >>> 0, at + 6);
+      at += 10;
+    }
+    if (this.masked) {
+      buffer.writeUInt32BE(0, at); // the masking key: zero, so the payload is not transformed
+      at += 4;
+    }
+    this.at = at + buffer.write(text, at, length, 'utf8');
+    if (!this.turnQueued) {
+      this.turnQueued = true;
+      setImmediate(this.endTurn);
+    }
+    if (this.at - this.partStart >= TURN_FLUSH_BYTES) this.flush();
+  }
+
+  /**
+   * Hands what is held to the socket now, as one chunk (the rest of the buffer stays for later parts: the chunk
+   * is a view of its own bytes only). Dropped when the socket can no longer be written.
+   */
+  flush(): void {
+    if (this.at === this.partStart) return;
+    const part = this.buffer!.subarray(this.partStart, this.at);
+    this.partStart = this.at;
+    if (this.socket.writable) this.write(part);
+  }
+}
