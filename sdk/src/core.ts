@@ -34,3 +34,12 @@ export { conditionFunctionId } from './client/fire-trigger.js';
 export { readyWithin } from './client/ready-within.js';
 export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { textOf } from './text.js';
+export {
+  leasedChannelKey,
+  parseLeasedChannelId,
+  LEASE_CHANNELS_FUNCTION,
+  RETIRE_CHANNELS_FUNCTION,
+  type ChannelLease,
+  type LeasedChannelId,
+  type LeasedChannelKind,
+} from './channels/lease.js';
