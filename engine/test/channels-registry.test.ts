@@ -4,52 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelRegistry, clampBufferSize } from '../src/modules/channels/channel-registry.js';
-import type { PeerSocket } from '../src/modules/module.js';
-
-class MemorySocket implements PeerSocket {
-  sent: Array<{ text: string; binary: boolean }> = [];
-  pending: Array<() => void> = [];
-  paused = false;
-  closed: { code: number; reason: string } | undefined;
-  autoComplete = true;
-  private message: ((d: Buffer, b: boolean) => void) | undefined;
-  private closeListener: ((code: number, reason: string) => void) | undefined;
-
-  send(data: Buffer, binary: boolean, done: (err?: Error) => void): void {
-    this.sent.push({ text: data.toString(), binary });
-    if (this.autoComplete) done();
-    else this.pending.push(() => done());
-  }
-  pause(): void {
-    this.paused = true;
-  }
-  resume(): void {
-    this.paused = false;
-  }
-  close(code: number, reason: string): void {
-    this.closed ??= { code, reason };
-  }
-  terminate(): void {
-    this.closed ??= { code: 1006, reason: '' };
-  }
-  onMessage(listener: (d: Buffer, b: boolean) => void): void {
-    this.message = listener;
-  }
-  onClose(listener: (code: number, reason: string) => void): void {
-    this.closeListener = listener;
-  }
-  /** The peer sends a frame. */
-  emit(text: string, binary = true): void {
-    this.message?.(Buffer.from(text), binary);
-  }
-  /** The peer's socket closes. */
-  peerClose(code = 1000, reason = ''): void {
-    this.closeListener?.(code, reason);
-  }
-  completeAll(): void {
-    for (const done of this.pending.splice(0)) done();
-  }
-}
+import { MemorySocket } from './memory-socket.js';
 
 describe('channel pipe', () => {
   it('forwards frames in order, keeping text and binary apart, then closes the reader after the writer', () => {

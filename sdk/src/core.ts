@@ -35,3 +35,12 @@ export { readyWithin } from './client/ready-within.js';
 export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';
+export {
+  leasedChannelKey,
+  parseLeasedChannelId,
+  LEASE_CHANNELS_FUNCTION,
+  RETIRE_CHANNELS_FUNCTION,
+  type ChannelLease,
+  type LeasedChannelId,
+  type LeasedChannelKind,
+} from './channels/lease.js';

@@ -161,6 +161,23 @@ describe('streaming HTTP with iii-sdk http() handlers', () => {
     });
   });
 
+  it('gives a bodiless GET an empty request_body that ends, many times over', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const res = await request(`${http.base}/st/empty-body`);
+        return { status: res.statusCode, body: await res.body.json() };
+      }),
+    );
+    for (const answer of answers) expect(answer).toEqual({ status: 200, body: { bytes: 0 } });
+  });
+
+  it('streams a response the handler writes after it returned', async () => {
+    const res = await request(`${http.base}/st/late`);
+    expect(res.statusCode).toBe(203);
+    expect(res.headers['content-type']).toBe('text/plain');
+    expect(await res.body.text()).toBe('written after the handler returned');
+  });
+
   it('keeps classic handlers working, with the JSON body also readable from request_body', async () => {
     const res = await request(`${http.base}/st/classic`, {
       method: 'POST',

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
+import WebSocket from 'ws';
 import { spawnWorker, startEngine, type Child, type EngineProcess } from '../harness.js';
 import { startSvcHttp, waitForRoute, type SvcHttp } from './http-fixtures/support.js';
 
@@ -66,6 +67,29 @@ describe('streaming HTTP with our SDK handlers', () => {
       // aborted on purpose
     }
     await worker.waitForOutput(/sse stopped (channel \d+|signal)/, 15_000);
+  });
+
+  it("refuses a request's channels once its response is over, when the handler never opened them", async () => {
+    const res = await request(`${http.base}/ours-st/refs`);
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+    await worker.waitForOutput(/refs \{.*\}\n/);
+    const line = /refs (\{.*\})\n/.exec(worker.logs())?.[1] as string;
+    const refs = JSON.parse(line) as Record<'request_body' | 'response', { channel_id: string; access_key: string }>;
+    const status = (ref: { channel_id: string; access_key: string }, dir: string): Promise<number> =>
+      new Promise((resolve) => {
+        const url = `${engine.url}/ws/channels/${encodeURIComponent(ref.channel_id)}?key=${encodeURIComponent(ref.access_key)}&dir=${dir}`;
+        const ws = new WebSocket(url);
+        ws.on('unexpected-response', (_req, answer) => resolve(answer.statusCode ?? 0));
+        ws.on('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on('error', () => undefined);
+      });
+    // svc-http tells the engine which requests are over a few times a second
+    await expect.poll(() => status(refs.response, 'write'), { timeout: 5_000, interval: 100 }).toBe(404);
+    expect(await status(refs.request_body, 'read')).toBe(404);
   });
 
   it('streams again after an engine restart (channels made before it are not reused)', async () => {

@@ -126,5 +126,25 @@ route('st::classic', '/st/classic', 'POST', async (req) => ({
   body: { got: req.body, raw: (await req.request_body.readAll()).toString() },
 }));
 
+// A GET reads its (empty) request body, then answers with what it read.
+route('st::empty-body', '/st/empty-body', 'GET', async (req) => {
+  const raw = await req.request_body.readAll();
+  return { status_code: 200, body: { bytes: raw.length } };
+});
+
+// Returns at once and writes its response later: the response is on the channel, opened after the return.
+route(
+  'st::late',
+  '/st/late',
+  'GET',
+  http(async (_req, res) => {
+    setTimeout(() => {
+      res.status(203);
+      res.headers({ 'content-type': 'text/plain' });
+      res.stream.end('written after the handler returned');
+    }, 100);
+  }),
+);
+
 await sleep(300);
 console.log('ready');

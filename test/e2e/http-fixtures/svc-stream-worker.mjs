@@ -1,6 +1,7 @@
 /* global Buffer */
 // A worker on our SDK (@svc/sdk) streaming HTTP bodies through the request/response channel refs of its payload.
-// Env: SVC_URL. Routes under /ours-st/. Prints "ready" once registered, "sse stopped <reason>" when an SSE client left.
+// Env: SVC_URL. Routes under /ours-st/. Prints "ready" once registered, "sse stopped <reason>" when an SSE client left,
+// "refs <json>" with the channel refs of a /ours-st/refs request.
 import { createHash } from 'node:crypto';
 import { openChannel, registerWorker } from '@svc/sdk';
 
@@ -44,6 +45,12 @@ route('ours-st::sse', '/ours-st/sse', 'GET', async (req, ctx) => {
     await new Promise((r) => setTimeout(r, 50));
   }
   console.log(`sse stopped ${stopped}`);
+});
+
+// Returns a value and prints its channel refs ("refs <json>"), so a test can try them once the request is over.
+route('ours-st::refs', '/ours-st/refs', 'GET', async (req) => {
+  console.log(`refs ${JSON.stringify({ request_body: req.request_body, response: req.response })}`);
+  return { status_code: 200, body: { ok: true } };
 });
 
 await worker.ready();

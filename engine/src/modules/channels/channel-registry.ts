@@ -41,7 +41,7 @@ function newAccessKey(): string {
  * exit), without the two buffers `timingSafeEqual` needs (a lookup per channel call; the copies showed in
  * profiles). A different length is refused at once: our keys all have the same length, so that tells nothing.
  */
-function sameKey(want: string, got: string): boolean {
+export function sameKey(want: string, got: string): boolean {
   if (want.length !== got.length) return false;
   let diff = 0;
   for (let i = 0; i < want.length; i++) diff |= want.charCodeAt(i) ^ got.charCodeAt(i);
@@ -58,9 +58,14 @@ export class ChannelRegistry {
   }
 
   create(bufferSize: number, ownerId: string | undefined, nowMs: number): Channel {
+    return this.add(randomUUID(), newAccessKey(), bufferSize, ownerId, nowMs);
+  }
+
+  /** A channel under an id and key chosen elsewhere (a leased channel, made when an end is first asked for). */
+  add(id: string, accessKey: string, bufferSize: number, ownerId: string | undefined, nowMs: number): Channel {
     const channel = new Channel({
-      id: randomUUID(),
-      accessKey: newAccessKey(),
+      id,
+      accessKey,
       bufferSize: clampBufferSize(bufferSize),
       createdAtMs: nowMs,
       ownerId,

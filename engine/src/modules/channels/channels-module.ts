@@ -8,12 +8,15 @@
  * several in one call; `notify_function_id` has the engine call that function (void, `{channel_id}`) when the
  * write end is taken; `engine::channels::remove` drops channels whose key the caller holds (svc-http frees a
  * request's channels this way); `engine::channels::watch` resolves once a channel's write end is taken (svc-http
- * connects to a response channel only when the handler writes to it).
+ * connects to a response channel only when the handler writes to it); `engine::channels::lease` and
+ * `engine::channels::retire` give a worker a namespace of channels it names itself, made by the engine only when
+ * an end is first asked for (svc-http's request channels: see channel-leases.ts).
  */
 import type { EngineModule, ModuleContext, SocketRequest, SocketRouteAnswer } from '../module.js';
-import { TriggerAction, type SvcClient } from '@svc/sdk/core';
+import { LEASE_CHANNELS_FUNCTION, RETIRE_CHANNELS_FUNCTION, TriggerAction, type SvcClient } from '@svc/sdk/core';
 import type { Channel, ChannelDirection } from './channel.js';
-import { batchOf, channelKey, channelSpec, objectInput, type ChannelSpec } from './channel-args.js';
+import { badInput, batchOf, channelKey, channelSpec, objectInput, type ChannelSpec } from './channel-args.js';
+import { ChannelLeases } from './channel-leases.js';
 import {
   ChannelRegistry,
   DEFAULT_BUFFER_SIZE,
@@ -42,6 +45,7 @@ type Refs = { writer: StreamChannelRef; reader: StreamChannelRef };
 export class ChannelsModule implements EngineModule {
   readonly name = CHANNELS_MODULE;
   readonly registry: ChannelRegistry;
+  readonly leases: ChannelLeases;
   private readonly sweepIntervalMs: number;
   private readonly releases: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
@@ -51,6 +55,7 @@ export class ChannelsModule implements EngineModule {
   constructor(options: ChannelsModuleOptions = {}) {
     const ttl = options.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
     this.registry = new ChannelRegistry(ttl);
+    this.leases = new ChannelLeases(this.registry, (channel, fn) => this.notifyWhenWriterTaken(channel, fn));
     this.sweepIntervalMs = options.sweepIntervalMs ?? Math.min(30_000, ttl);
   }
 
@@ -61,6 +66,7 @@ export class ChannelsModule implements EngineModule {
       ctx.hooks.observe({
         topology: (event) => {
           if (event.kind === 'worker' && event.event === 'worker_disconnected') {
+            this.leases.revokeOwnedBy(event.workerId);
             const removed = this.registry.removeOwnedBy(event.workerId);
             if (removed > 0) logger.debug({ workerId: event.workerId, removed }, 'removed channels of a gone worker');
           }
@@ -85,6 +91,14 @@ export class ChannelsModule implements EngineModule {
       description: 'Resolves {taken:true} once the write end of a channel is taken, {taken:false} if it goes first',
       metadata: { internal: true },
     });
+    client.registerFunction(LEASE_CHANNELS_FUNCTION, (input: unknown) => this.lease(input), {
+      description: 'Lease a namespace of data channels the caller names itself (made when an end is first opened)',
+      metadata: { internal: true },
+    });
+    client.registerFunction(RETIRE_CHANNELS_FUNCTION, (input: unknown) => this.retire(input), {
+      description: 'The numbers under `below` of a channel lease are over',
+      metadata: { internal: true },
+    });
     client.registerFunction(REMOVE_CHANNEL_FUNCTION, (input: unknown) => this.remove(input), {
       description: 'Remove a data channel (both ends are closed)',
       metadata: { internal: true },
@@ -97,6 +111,29 @@ export class ChannelsModule implements EngineModule {
     if (this.timer) clearInterval(this.timer);
     for (const release of this.releases.splice(0).reverse()) release();
     this.registry.clear();
+    this.leases.clear();
+  }
+
+  /** `{notify_function_id?}` → `{prefix, secret}`: a namespace of channels tied to the caller's connection. */
+  private lease(input: unknown): { prefix: string; secret: string } {
+    const fn = LEASE_CHANNELS_FUNCTION;
+    const args = objectInput(input, fn);
+    const caller = args['_caller_worker_id'];
+    if (typeof caller !== 'string') throw badInput(fn, 'only a connected worker can hold a lease');
+    return this.leases.grant(caller, channelSpec(args, fn).notify);
+  }
+
+  /** `{prefix, below}` (void): the lease's numbers under `below` are over. */
+  private retire(input: unknown): { removed: number } {
+    const fn = RETIRE_CHANNELS_FUNCTION;
+    const args = objectInput(input, fn);
+    const { prefix, below } = args;
+    if (typeof prefix !== 'string') throw badInput(fn, 'prefix must be a string');
+    if (typeof below !== 'number' || !Number.isSafeInteger(below) || below < 0) {
+      throw badInput(fn, `below must be a non-negative integer, got ${JSON.stringify(below)}`);
+    }
+    const caller = args['_caller_worker_id'];
+    return { removed: typeof caller === 'string' ? this.leases.retire(caller, prefix, below) : 0 };
   }
 
   /** One channel (`{writer, reader}`), or with `channels: [...]` (svc extension) several: `{channels: [...]}`. */
@@ -154,7 +191,8 @@ export class ChannelsModule implements EngineModule {
     if (dir !== 'read' && dir !== 'write') {
       return { kind: 'refuse', status: 400, message: `dir must be "read" or "write", got ${JSON.stringify(dir)}` };
     }
-    const channel = this.registry.find(channelId, req.query.get('key') ?? '');
+    const key = req.query.get('key') ?? '';
+    const channel = this.registry.find(channelId, key) ?? this.leases.open(channelId, key, Date.now());
     if (!channel) return { kind: 'refuse', status: 404, message: 'unknown channel or key' };
     const direction: ChannelDirection = dir;
     return { kind: 'accept', open: (socket) => channel.attach(direction, socket) };
