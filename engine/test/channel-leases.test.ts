@@ -4,7 +4,7 @@
  * lease while the holder is connected.
  */
 import { describe, expect, it } from 'vitest';
-import { leasedChannelKey } from '@svc/sdk/core';
+import { leasedChannelBase, leasedChannelId, leasedChannelKey } from '@svc/sdk/core';
 import { ChannelLeases } from '../src/modules/channels/channel-leases.js';
 import { ChannelRegistry } from '../src/modules/channels/channel-registry.js';
 import type { Channel } from '../src/modules/channels/channel.js';
@@ -21,8 +21,7 @@ function setup(): { registry: ChannelRegistry; leases: ChannelLeases; notified: 
 
 /** The id and key of channel `kind` of number `n` under a lease, as its holder names them. */
 function named(lease: { prefix: string; secret: string }, n: number, kind: 'b' | 'r'): [string, string] {
-  const base = `${lease.prefix}.${n}`;
-  return [`${base}.${kind}`, leasedChannelKey(lease.secret, base)];
+  return [leasedChannelId(lease.prefix, n, kind), leasedChannelKey(lease.secret, leasedChannelBase(lease.prefix, n))];
 }
 
 describe('leased channels', () => {
@@ -41,7 +40,8 @@ describe('leased channels', () => {
     ).toBeUndefined();
     expect(leases.open(id, named({ ...lease, secret: 'other' }, 7, 'r')[1], 0)).toBeUndefined();
     expect(leases.open(`${id}x`, key, 0)).toBeUndefined();
-    expect(leases.open(`${lease.prefix}.07.r`, key, 0)).toBeUndefined();
+    expect(leases.open(id.toUpperCase(), key, 0)).toBeUndefined();
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/); // a UUID, as the wire says
     const channel = leases.open(id, key, 0);
     expect(channel?.id).toBe(id);
     expect(channel?.ownerId).toBe('w1');

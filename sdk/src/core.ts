@@ -36,7 +36,11 @@ export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';
 export {
+  leasedChannelBase,
+  leasedChannelId,
   leasedChannelKey,
+  leasePrefix,
+  MAX_LEASED_NUMBER,
   parseLeasedChannelId,
   LEASE_CHANNELS_FUNCTION,
   RETIRE_CHANNELS_FUNCTION,

@@ -1,10 +1,14 @@
 /**
  * Leased channels (svc extension, never needed by an iii-sdk client): `engine::channels::lease` gives the caller
  * a channel namespace, `{prefix, secret}`, tied to its connection. The caller then names channels itself, with no
- * engine call: channel `<prefix>.<n>.<kind>` (n a decimal number the caller never reuses) has the access key
- * `leasedChannelKey(secret, "<prefix>.<n>")`. The engine makes such a channel only when a socket first comes for
- * one of its ends, so a channel nobody opens costs the engine nothing. svc-http names the two channels of a request
- * this way: most handlers return a value and never open either.
+ * engine call: `leasedChannelId(prefix, n, kind)` (n a number the caller never reuses) has the access key
+ * `leasedChannelKey(secret, leasedChannelBase(prefix, n))`. The engine makes such a channel only when a socket first
+ * comes for one of its ends, so a channel nobody opens costs the engine nothing. svc-http names the two channels of
+ * a request this way: most handlers return a value and never open either.
+ *
+ * A leased channel's id is a UUID like any other channel's (the wire's `channel_id`): the prefix is its first four
+ * groups (80 random bits, `xxxxxxxx-xxxx-xxxx-xxxx`), and the last group is the kind (`0` body, `1` response) and n
+ * in 11 lowercase hex digits. Each number and kind has exactly one id.
  *
  * Kinds: `b`, a request body that is already over (the engine holds the write end and it ends empty at once);
  * `r`, a response (the engine calls the lease's `notify_function_id` with `{channel_id}` once its write end is
@@ -24,13 +28,32 @@ export interface ChannelLease {
   secret: string;
 }
 
-/** A leased channel's id, parsed: undefined unless it is exactly `<prefix>.<n>.<b|r>`. */
+/** A leased channel's id, parsed (`parseLeasedChannelId`). */
 export interface LeasedChannelId {
   prefix: string;
-  /** `<prefix>.<n>`, what the key is derived from. */
+  /** What the key is derived from (`leasedChannelBase`). */
   base: string;
   n: number;
   kind: LeasedChannelKind;
+}
+
+/** The largest number a lease can name (11 hex digits); a holder that reaches it asks for a new lease. */
+export const MAX_LEASED_NUMBER = 16 ** 11 - 1;
+
+/** A fresh lease prefix: 10 random bytes as the first four groups of a UUID. */
+export function leasePrefix(random: Buffer): string {
+  const hex = random.toString('hex', 0, 10);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}`;
+}
+
+/** What the access key of number `n`'s channels is derived from (both kinds share it). */
+export function leasedChannelBase(prefix: string, n: number): string {
+  return `${prefix}/${n}`;
+}
+
+/** The id of channel `kind` of number `n` under the lease `prefix`. */
+export function leasedChannelId(prefix: string, n: number, kind: LeasedChannelKind): string {
+  return `${prefix}-${kind === 'b' ? '0' : '1'}${n.toString(16).padStart(11, '0')}`;
 }
 
 const KEY_CHARS = 32; // 24 bytes of SHA-256 as base64url, the length of the keys of created channels
@@ -52,12 +75,13 @@ export function leasedChannelKey(secret: string, base: string): string {
   return digest.slice(0, KEY_CHARS);
 }
 
-const LEASED_ID = /^([A-Za-z0-9_-]{8,64})\.(0|[1-9][0-9]{0,15})\.([br])$/;
+const LEASED_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4})-([01])([0-9a-f]{11})$/;
 
+/** `id` as a leased channel's id; undefined when it is not one. */
 export function parseLeasedChannelId(id: string): LeasedChannelId | undefined {
   const m = LEASED_ID.exec(id);
   if (m === null) return undefined;
-  const n = Number(m[2]);
-  if (!Number.isSafeInteger(n)) return undefined;
-  return { prefix: m[1] as string, base: `${m[1]}.${m[2]}`, n, kind: m[3] as LeasedChannelKind };
+  const prefix = m[1] as string;
+  const n = parseInt(m[3] as string, 16);
+  return { prefix, base: leasedChannelBase(prefix, n), n, kind: m[2] === '0' ? 'b' : 'r' };
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CREATE_CHANNEL_FUNCTION,
   LEASE_CHANNELS_FUNCTION,
+  leasedChannelBase,
   leasedChannelKey,
   REMOVE_CHANNEL_FUNCTION,
   RETIRE_CHANNELS_FUNCTION,
@@ -50,17 +51,25 @@ const EMPTY = Buffer.alloc(0);
 
 describe('svc-http request channels', () => {
   it('names the channels of bodiless requests under a lease, and retires the numbers of finished ones', async () => {
-    const lease = { prefix: 'AbCdEfGhIjKlMnOp', secret: 'the-lease-secret' };
+    const lease = { prefix: '0123abcd-4567-89ef-0a1b', secret: 'the-lease-secret' };
     const { client, calls } = scriptedClient(lease);
     const port = sdkChannelPort(client, 'ws://127.0.0.1:1');
     await sleep(0);
 
     const first = port.openReady?.(EMPTY);
     const second = port.openReady?.(EMPTY);
-    const key = leasedChannelKey(lease.secret, `${lease.prefix}.0`);
-    expect(first?.requestBodyRef).toEqual({ channel_id: `${lease.prefix}.0.b`, access_key: key, direction: 'read' });
-    expect(first?.responseRef).toEqual({ channel_id: `${lease.prefix}.0.r`, access_key: key, direction: 'write' });
-    expect(second?.responseRef.channel_id).toBe(`${lease.prefix}.1.r`);
+    const key = leasedChannelKey(lease.secret, leasedChannelBase(lease.prefix, 0));
+    expect(first?.requestBodyRef).toEqual({
+      channel_id: `${lease.prefix}-000000000000`,
+      access_key: key,
+      direction: 'read',
+    });
+    expect(first?.responseRef).toEqual({
+      channel_id: `${lease.prefix}-100000000000`,
+      access_key: key,
+      direction: 'write',
+    });
+    expect(second?.responseRef.channel_id).toBe(`${lease.prefix}-100000000001`);
     expect(second?.responseRef.access_key).not.toBe(key);
     expect(first?.bodyWriter).toBeUndefined();
 

@@ -1,6 +1,6 @@
 /**
  * Leased channel namespaces (`engine::channels::lease`, `engine::channels::retire`; see the SDK's
- * channels/lease.ts for the naming): the holder names channels `<prefix>.<n>.<kind>` with keys derived from the
+ * channels/lease.ts for the naming): the holder names channels `leasedChannelId(prefix, n, kind)` with keys derived from the
  * lease's secret, and the engine makes such a channel only when a socket first asks for one of its ends. Until
  * then a leased channel is nothing but a name: no object, no map entry, no create or remove call.
  *
@@ -9,7 +9,7 @@
  * the holder, so `removeOwnedBy` drops those that were made).
  */
 import { randomBytes } from 'node:crypto';
-import { leasedChannelKey, parseLeasedChannelId } from '@svc/sdk/core';
+import { leasedChannelKey, leasePrefix, parseLeasedChannelId } from '@svc/sdk/core';
 import type { Channel } from './channel.js';
 import { DEFAULT_BUFFER_SIZE, sameKey, type ChannelRegistry } from './channel-registry.js';
 
@@ -44,7 +44,7 @@ export class ChannelLeases {
   grant(ownerId: string, notify: string | undefined): { prefix: string; secret: string } {
     const owned = [...this.leases.values()].filter((l) => l.ownerId === ownerId);
     if (owned.length >= MAX_LEASES_PER_WORKER) this.leases.delete((owned[0] as Lease).prefix);
-    const prefix = randomBytes(12).toString('base64url');
+    const prefix = leasePrefix(randomBytes(10));
     const secret = randomBytes(32).toString('base64url');
     this.leases.set(prefix, { prefix, secret, ownerId, notify, below: 0, made: new Map() });
     return { prefix, secret };

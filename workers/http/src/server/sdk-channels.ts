@@ -8,7 +8,7 @@
  * value: a handler that returns a value costs no socket and no extra frame.
  *
  * Once the engine granted svc-http a channel lease (`engine::channels::lease`), the response channel and the
- * ended body of a bodiless request are not made at all: svc-http names them (`<prefix>.<n>.r`, `<prefix>.<n>.b`)
+ * ended body of a bodiless request are not made at all: svc-http names them (`leasedChannelId`)
  * and derives their key, and the engine makes one only if a socket comes for it. Nothing is created or removed
  * for a request whose handler returns a value; svc-http tells the engine, a few times a second, below which
  * number requests are over (`engine::channels::retire`), so a late writer is refused as a removed channel's was.
@@ -19,7 +19,10 @@ import {
   ChannelReader,
   ChannelWriter,
   LEASE_CHANNELS_FUNCTION,
+  leasedChannelBase,
+  leasedChannelId,
   leasedChannelKey,
+  MAX_LEASED_NUMBER,
   RETIRE_CHANNELS_FUNCTION,
   TriggerAction,
   type StreamChannelRef,
@@ -56,7 +59,12 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
   let askedUnder = -1;
   const currentLease = (): Lease | undefined => {
     const now = generation();
-    if (lease !== undefined && lease.generation === now) return lease;
+    if (lease !== undefined && lease.generation === now) {
+      if (!lease.exhausted) return lease;
+      // every number of this lease is used: ask for a new one (the pools serve meanwhile)
+      lease = undefined;
+      askedUnder = -1;
+    }
     if (askedUnder !== now) {
       askedUnder = now;
       client
@@ -136,12 +144,16 @@ class Lease {
     readonly generation: number,
   ) {}
 
+  /** Every number this lease can name was used. */
+  get exhausted(): boolean {
+    return this.next > MAX_LEASED_NUMBER;
+  }
+
   /** The next number, with the key of its channels; the number stays open until `ended(n)`. */
-  number(): { n: number; base: string; key: string } {
+  number(): { n: number; key: string } {
     const n = this.next++;
-    const base = `${this.prefix}.${n}`;
     this.open.add(n);
-    return { n, base, key: leasedChannelKey(this.secret, base) };
+    return { n, key: leasedChannelKey(this.secret, leasedChannelBase(this.prefix, n)) };
   }
 
   ended(n: number): void {
@@ -202,14 +214,18 @@ class PooledChannels implements RequestChannels {
     private readonly lease: Lease | undefined,
   ) {
     if (lease !== undefined) {
-      const { n, base, key } = lease.number();
+      const { n, key } = lease.number();
       this.leasedNumber = n;
-      const id = `${base}.r`;
+      const id = leasedChannelId(lease.prefix, n, 'r');
       this.responseRefs = {
         writer: { channel_id: id, access_key: key, direction: 'write' },
         reader: { channel_id: id, access_key: key, direction: 'read' },
       };
-      this.requestBodyRef = request?.reader ?? { channel_id: `${base}.b`, access_key: key, direction: 'read' };
+      this.requestBodyRef = request?.reader ?? {
+        channel_id: leasedChannelId(lease.prefix, n, 'b'),
+        access_key: key,
+        direction: 'read',
+      };
     } else {
       this.responseRefs = response as ChannelRefs;
       this.requestBodyRef = (request as ChannelRefs).reader;
