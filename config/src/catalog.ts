@@ -1,6 +1,7 @@
 /**
- * Every module class a config file may name, what runs it (a capability worker process or an in-engine module)
- * and the schema of its `config:` object (DESIGN.md "Config entry → what runs").
+ * Every module class a config file may name, what runs it (a capability worker process or an in-engine module) and the
+ * schema of its `config:` object (docs/config.md: each module's section says whether it is an engine module or a
+ * capability worker process).
  */
 import type { z } from 'zod';
 import {

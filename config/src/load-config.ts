@@ -1,6 +1,6 @@
 /**
- * The one config pipeline (DESIGN.md "How we write code" 7): find the file → parse YAML → substitute `${VAR}` in
- * string scalars → validate with the one schema (defaults applied) → deeply frozen resolved config.
+ * The one config pipeline (every config is read this way, nowhere else): find the file → parse YAML → substitute
+ * `${VAR}` in string scalars → validate with the one schema (defaults applied) → deeply frozen resolved config.
  *
  * File lookup: the explicit path (`-c/--config`), else `svc-config.yaml` in the working directory, else the
  * embedded default that ships with this package (`config/svc-config.yaml`).

@@ -150,7 +150,7 @@ describe('config validation: every bad input names the path, the value and what 
 });
 
 describe('config resolution', () => {
-  it('applies SPEC.md defaults and accepts name: entries under workers:', () => {
+  it('applies the documented defaults and accepts name: entries under workers:', () => {
     const { config, warnings } = parseConfigText(
       `workers:
   - name: svc-http

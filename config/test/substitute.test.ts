@@ -45,7 +45,7 @@ describe('env substitution (on parsed string scalars only)', () => {
     expect(statePath(stateWith(template), env)).toBe(expected);
   });
 
-  // RELIABILITY.md Lesson 9 / scenario 38e: a value can never add keys or change the shape.
+  // Substitution works on string scalars, never on the YAML text: a value can never add keys or change the shape.
   it.each([
     ['newline + new top-level key', 'x\nport: 1\nevil: true'],
     ['": " inside the value', 'a: b'],

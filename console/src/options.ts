@@ -1,4 +1,4 @@
-/** What `svc console` is told on its command line, with SPEC.md's defaults. */
+/** What `svc console` is told on its command line, with the defaults docs/console.md lists. */
 export interface ConsoleOptions {
   /** Port of the console's own web server. */
   port: number;

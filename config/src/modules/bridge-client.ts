@@ -1,4 +1,7 @@
-/** `modules::bridge_client::BridgeClientModule` (engine module): cross-engine invocation (SPEC.md "Bridge client"). */
+/**
+ * `modules::bridge_client::BridgeClientModule` (engine module): cross-engine invocation (docs/config.md,
+ * `modules::bridge_client::BridgeClientModule`).
+ */
 import { z } from 'zod';
 import { positiveIntSchema } from '@svc/config-kit';
 

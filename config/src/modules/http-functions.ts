@@ -1,6 +1,6 @@
 /**
- * `modules::http_functions::HttpFunctionsModule` (engine module): outbound HTTP for functions registered with an
- * HTTP invocation config, under a URL policy (SPEC.md "HTTP Functions module").
+ * `modules::http_functions::HttpFunctionsModule` (engine module): outbound HTTP for functions registered with an HTTP
+ * invocation config, under a URL policy (docs/config.md, `modules::http_functions::HttpFunctionsModule`).
  */
 import { z } from 'zod';
 import { positiveIntSchema } from '@svc/config-kit';

@@ -1,4 +1,7 @@
-/** `modules::pubsub::PubSubModule` (engine module): named-event fan-out (SPEC.md "PubSub module"). */
+/**
+ * `modules::pubsub::PubSubModule` (engine module): named-event fan-out (docs/config.md,
+ * `modules::pubsub::PubSubModule`).
+ */
 import { z } from 'zod';
 import { adapterSchema, kvserverUrlSchema } from '@svc/config-kit';
 
@@ -7,7 +10,7 @@ export const PUBSUB_ADAPTERS = {
   kvserver: 'modules::pubsub::KvserverAdapter',
 } as const;
 
-/** `kvserver_url` is SPEC's key; `channel_prefix` (svc addition) separates deployments that share one Redis. */
+/** `kvserver_url` is the documented key; `channel_prefix` (svc addition) separates deployments that share one Redis. */
 export const kvserverPubSubConfigSchema = z
   .object({
     kvserver_url: kvserverUrlSchema,

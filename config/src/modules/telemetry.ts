@@ -1,4 +1,6 @@
-/** `modules::telemetry::TelemetryModule` (engine module): anonymous usage heartbeat, opt-out (SPEC.md "Telemetry"). */
+/**
+ * `modules::telemetry::TelemetryModule` (engine module): anonymous usage heartbeat, opt-out (README.md, "Telemetry").
+ */
 import { z } from 'zod';
 import { positiveIntSchema } from '@svc/config-kit';
 

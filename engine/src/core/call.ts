@@ -31,7 +31,10 @@ export interface CallRequest {
   timeoutMs: number;
   /** Engine-internal callers get exactly one outcome here. */
   readonly onDone: ((outcome: InvocationOutcome) => void) | undefined;
-  /** True when the executor must see `_caller_worker_id` in an object `data` (PROTOCOL.md §2.12). */
+  /**
+   * True when the executor must see `_caller_worker_id` in an object `data` (docs/protocol.md, "3.3 A synchronous
+   * call").
+   */
   readonly injectCallerId: boolean;
   /** The caller's frame as its transport received it (opaque); undefined for re-encoded or internal calls. */
   raw: RawFrame;

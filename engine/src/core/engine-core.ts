@@ -152,7 +152,10 @@ export class EngineCore {
     });
   }
 
-  /** PROTOCOL.md §1.5: a reconnecting worker evicts its previous connection, if it proves it owned it. */
+  /**
+   * docs/protocol.md, "1.5 Reconnecting": a reconnecting worker evicts its previous connection, if it proves it owned
+   * it.
+   */
   private reattach(worker: Worker, msg: Reattach): void {
     const previous = this.workers.get(msg.previous_worker_id);
     if (previous === undefined || previous === worker) return;

@@ -30,11 +30,11 @@ export class Router {
   ) {}
 
   /**
-   * A worker's `invokefunction`; `raw` is the frame as its transport received it. PROTOCOL.md §2.12: a worker's
-   * sync and void calls carry `_caller_worker_id`. Calls from engine modules (in-process) are the engine's own,
-   * like trigger-fired calls, and forward `data` unchanged, except to the functions named in
+   * A worker's `invokefunction`; `raw` is the frame as its transport received it. A worker's sync and void calls carry
+   * `_caller_worker_id` (docs/protocol.md, "3.3 A synchronous call"). Calls from engine modules (in-process) are the
+   * engine's own, like trigger-fired calls, and forward `data` unchanged, except to the functions named in
    * `namesInProcessCallerTo`. Deliveries marked `fired_by` by a provider over a socket still carry the id
-   * (PROTOCOL.md §3.7).
+   * (docs/protocol.md, "3.7 Providing a trigger type").
    */
   invoke(caller: Worker, msg: InvokeFunction, raw?: RawFrame): void {
     const action = msg.action ?? undefined;

@@ -1,6 +1,6 @@
 /**
- * Services workers declare with `registerservice` (PROTOCOL.md §2.14): stored per connection (a service leaves with
- * the connection that declared it) and listed by `engine::services::list`. Nothing routes by them.
+ * Services workers declare with `registerservice` (docs/compatibility.md, "Wire messages"): stored per connection (a
+ * service leaves with the connection that declared it) and listed by `engine::services::list`. Nothing routes by them.
  */
 import type { RegisterService } from '@svc/sdk';
 import type { Worker } from './worker.js';

@@ -1,7 +1,7 @@
 /**
- * The trigger-type provider flow (PROTOCOL.md §3.2, §3.7): bindings go to every provider of their type (now, or
- * when a provider appears), refusals go back to the worker that registered the binding, and a replay after a
- * reconnect (same trigger ids) is idempotent.
+ * The trigger-type provider flow (docs/protocol.md, "3.2 Registering a trigger" and "3.7 Providing a trigger type"):
+ * bindings go to every provider of their type (now, or when a provider appears), refusals go back to the worker that
+ * registered the binding, and a replay after a reconnect (same trigger ids) is idempotent.
  */
 import type { CoreLogger } from './logger.js';
 import type {

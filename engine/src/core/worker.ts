@@ -7,7 +7,9 @@ import type { Connection } from './connection.js';
 import type { Claim } from './hooks.js';
 import type { Invocation } from './invocation-table.js';
 
-/** What `engine::workers::register` reports (PROTOCOL.md §1.7), sanitised by whoever stores it. */
+/**
+ * What `engine::workers::register` reports (docs/protocol.md, "1.6 Worker metadata"), sanitised by whoever stores it.
+ */
 export interface WorkerMetadata {
   runtime?: string;
   version?: string;

@@ -1,9 +1,9 @@
 /**
- * Config entry → what runs (DESIGN.md): a capability worker class becomes a supervised child process
- * (`node workers/<dir>/dist/main.js` with its resolved config in `SVC_MODULE_CONFIG`); an engine module class
- * becomes the module its factory builds. A class whose implementation is not part of this build is reported, not
- * silently dropped. Factories are imported only when the config names their class: an engine that does not use
- * pub/sub or HTTP functions does not pay for loading their clients (Redis, undici) at start-up.
+ * Config entry → what runs (docs/config.md says which class is which): a capability worker class becomes a supervised
+ * child process (`node workers/<dir>/dist/main.js` with its resolved config in `SVC_MODULE_CONFIG`); an engine module
+ * class becomes the module its factory builds. A class whose implementation is not part of this build is reported, not
+ * silently dropped. Factories are imported only when the config names their class: an engine that does not use pub/sub
+ * or HTTP functions does not pay for loading their clients (Redis, undici) at start-up.
  */
 import {
   MODULE_CLASSES,

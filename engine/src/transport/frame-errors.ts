@@ -31,7 +31,10 @@ export class FrameErrors {
 
 const TELEMETRY_PREFIXES = ['OTLP', 'MTRC', 'LOGS'];
 
-/** Binary frames with a telemetry prefix (PROTOCOL.md §1.6) are accepted on `/` too, and dropped. */
+/**
+ * Binary frames with a telemetry prefix (docs/protocol.md, "1.7 Telemetry frames") are accepted on `/` too, like on
+ * `/otel`.
+ */
 export function isTelemetryFrame(data: Buffer): boolean {
   if (data.length < 4) return false;
   const prefix = data.toString('latin1', 0, 4);

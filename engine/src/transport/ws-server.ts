@@ -270,7 +270,7 @@ export class WsServer {
     this.track(ws, beating);
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       beating.seen = true;
-      if (isBinary) this.endpoints.telemetrySink?.(data); // text frames are ignored (PROTOCOL.md §1.6)
+      if (isBinary) this.endpoints.telemetrySink?.(data); // text frames are ignored (docs/protocol.md, 1.7)
     });
     ws.on('close', () => this.untrack(ws, beating));
     // The telemetry socket is refused by the same auth as the worker socket (nothing else of a session applies).

@@ -1,7 +1,7 @@
 /**
- * Spans as the pages use them, normalised from what `engine::traces::*` returns (PROTOCOL.md §4.1): nanosecond
- * timestamps as numbers or strings, attributes as an object or as key-value pairs, status as a string or an
- * object.
+ * Spans as the pages use them, normalised from what `engine::traces::*` returns (docs/observability.md, "Query
+ * functions"): nanosecond timestamps as numbers or strings, attributes as an object or as key-value pairs, status as a
+ * string or an object.
  */
 import { textOf } from '../text.js';
 

@@ -83,7 +83,10 @@ export class IncomingCalls {
   }
 }
 
-/** PROTOCOL.md §2.12: an object payload from a worker carries `_caller_worker_id` (the worker on its engine). */
+/**
+ * As docs/protocol.md "3.3 A synchronous call" says: an object payload from a worker carries `_caller_worker_id` (the
+ * worker on its engine).
+ */
 function withCaller(call: CallMessage): unknown {
   const data = call.data;
   if (call.caller === undefined || typeof data !== 'object' || data === null || Array.isArray(data)) return data;

@@ -1,7 +1,7 @@
 /**
- * `configuration::register|set|get|list|schema` (PROTOCOL.md §4.1): input checks (INVALID_ARGUMENTS naming the
- * field) around the store; a refused operation keeps the store's code (NOT_FOUND, NOT_REGISTERED, INVALID_ID,
- * SCHEMA_INVALID).
+ * `configuration::register|set|get|list|schema` (docs/compatibility.md, "Configuration"): input checks
+ * (INVALID_ARGUMENTS naming the field) around the store; a refused operation keeps the store's code (NOT_FOUND,
+ * NOT_REGISTERED, INVALID_ID, SCHEMA_INVALID).
  */
 import { InvocationError } from '@svc/sdk/core';
 import { asArgs, invalid, optBool, optString, type Args } from '../introspection/args.js';

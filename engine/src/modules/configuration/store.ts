@@ -1,7 +1,7 @@
 /**
- * The configuration registry behind `configuration::*` (PROTOCOL.md §4.1): entries registered by workers with a
- * JSON Schema, values checked against it on every write. Pure and synchronous: no I/O, no timers; the module
- * turns its changes into `configuration` trigger events.
+ * The configuration registry behind `configuration::*` (docs/compatibility.md, "Configuration"): entries registered by
+ * workers with a JSON Schema, values checked against it on every write. Pure and synchronous: no I/O, no timers; the
+ * module turns its changes into `configuration` trigger events.
  */
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';

@@ -1,8 +1,8 @@
 /**
- * The `enqueue` action (PROTOCOL.md §3.5) as a built-in engine module: a call made with
- * `TriggerAction.Enqueue({queue})` is handed to whichever worker provides `engine::queue::enqueue` (svc-queue),
- * and the caller gets the engine-owned `messageReceiptId` once the provider accepted the job. Without a provider,
- * or when it refuses, the caller gets `enqueue_error`. `startEngine` always loads it.
+ * The `enqueue` action (docs/protocol.md, "3.5 Enqueue") as a built-in engine module: a call made with
+ * `TriggerAction.Enqueue({queue})` is handed to whichever worker provides `engine::queue::enqueue` (svc-queue), and the
+ * caller gets the engine-owned `messageReceiptId` once the provider accepted the job. Without a provider, or when it
+ * refuses, the caller gets `enqueue_error`. `startEngine` always loads it.
  */
 import type { ActionHandler, EngineInternals, EngineModule, ModuleContext } from '../module.js';
 

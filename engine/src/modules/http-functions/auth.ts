@@ -1,6 +1,6 @@
 /**
- * Authentication headers of an outbound HTTP function call. Secrets are named env vars on the engine host
- * (PROTOCOL.md §2.2): the registration carries only the variable's name, never the secret.
+ * Authentication headers of an outbound HTTP function call. Secrets are named env vars on the engine host (README.md
+ * here, "The request"): the registration carries only the variable's name, never the secret.
  *
  * hmac: `x-svc-signature: sha256=hex(HMAC_SHA256(secret, "<ts>:<base64(body)>"))`, with `<ts>` the value of the
  * `x-svc-timestamp` header (unix seconds), so the receiver can reject replays outside its tolerance.

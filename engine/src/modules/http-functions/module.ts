@@ -1,6 +1,6 @@
 /**
- * `modules::http_functions::HttpFunctionsModule`: functions registered with an HTTP `invocation` config are run
- * by the engine as outbound HTTP requests under the URL policy (SPEC.md "HTTP Functions module").
+ * `modules::http_functions::HttpFunctionsModule`: functions registered with an HTTP `invocation` config are run by the
+ * engine as outbound HTTP requests under the URL policy (README.md here).
  *
  * A registration interceptor (docs/hooks.md) claims every such registration: it checks the URL against the
  * policy and that the named secrets exist (refusing with `http_functions_unavailable` and the reason otherwise),

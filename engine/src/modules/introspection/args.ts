@@ -56,7 +56,9 @@ export function matches(search: string | undefined, ...fields: (string | undefin
   return fields.some((f) => f !== undefined && f.toLowerCase().includes(needle));
 }
 
-/** `engine::*` ids are internal, except the queue's admin functions (PROTOCOL.md §4.1). */
+/**
+ * `engine::*` ids are internal, except the queue's admin functions (docs/compatibility.md, "Functions (`engine::*`)").
+ */
 export function isInternalId(id: string): boolean {
   return id.startsWith('engine::') && !id.startsWith('engine::queue::');
 }

@@ -1,7 +1,7 @@
 /**
- * `engine::baggage::get|set|get_all` (PROTOCOL.md §4.1): read the W3C baggage the call arrived with. `set`
- * answers the baggage with the entry added, for the caller to send on; like the original it changes nothing
- * anywhere else (baggage travels with calls, not in the engine).
+ * `engine::baggage::get|set|get_all` (docs/compatibility.md, "Functions (`engine::*`)"): read the W3C baggage the call
+ * arrived with. `set` answers the baggage with the entry added, for the caller to send on; like the original it changes
+ * nothing anywhere else (baggage travels with calls, not in the engine).
  */
 import type { HandlerContext } from '@svc/sdk';
 import { asArgs, invalid, optString } from './args.js';

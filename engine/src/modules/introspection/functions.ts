@@ -1,5 +1,5 @@
 /**
- * `engine::functions::list` and `engine::functions::info` (PROTOCOL.md §4.1).
+ * `engine::functions::list` and `engine::functions::info` (docs/compatibility.md, "Functions (`engine::*`)").
  */
 import type { EngineInternals, FunctionView, TriggerView, WorkerView } from '../module.js';
 import { asArgs, invalid, isInternalId, matches, notFound, optBool, optString, optStrings } from './args.js';

@@ -1,7 +1,7 @@
 /**
- * The engine's own functions (`engine::*`, PROTOCOL.md §4.1) and topology trigger types, as an engine module: it
- * reaches the core through an in-process SDK client like any worker, plus `ctx.engine`'s read-only snapshots.
- * `startEngine` loads it unless the module list already has one.
+ * The engine's own functions (`engine::*`, docs/compatibility.md "Functions") and topology trigger types, as an engine
+ * module: it reaches the core through an in-process SDK client like any worker, plus `ctx.engine`'s read-only
+ * snapshots. `startEngine` loads it unless the module list already has one.
  */
 import type { HandlerContext, SvcClient } from '@svc/sdk';
 import type { EngineInternals, EngineModule, ModuleContext } from '../module.js';

@@ -1,7 +1,7 @@
 /**
- * `engine::register_trigger` / `engine::unregister_trigger` (PROTOCOL.md §4.1): bindings made through a function
- * call are the engine's own (registered by its in-process worker), so they outlive the caller's connection and go
- * away only through `engine::unregister_trigger` (or an engine restart). Deliberately ownerless: a CLI's short
+ * `engine::register_trigger` / `engine::unregister_trigger` (docs/compatibility.md, "Functions"): bindings made through
+ * a function call are the engine's own (registered by its in-process worker), so they outlive the caller's connection
+ * and go away only through `engine::unregister_trigger` (or an engine restart). Deliberately ownerless: a CLI's short
  * connection or a restarting agent must not take its bindings with it.
  */
 import type { SvcClient, TriggerRef } from '@svc/sdk';

@@ -1,6 +1,6 @@
 /**
  * `engine::triggers::list` (trigger types), `engine::triggers::info`, `engine::registered-triggers::list` and
- * `engine::registered-triggers::info` (PROTOCOL.md §4.1).
+ * `engine::registered-triggers::info` (docs/compatibility.md, "Functions (`engine::*`)").
  */
 import type { EngineInternals, TriggerView } from '../module.js';
 import { workerNameOf } from './functions.js';

@@ -1,6 +1,6 @@
 /**
- * Validation of what `engine::workers::register` reports (PROTOCOL.md §1.7). Untrusted: every field is checked,
- * names and descriptions are cut to 280 characters with control and bidi characters removed.
+ * Validation of what `engine::workers::register` reports (docs/protocol.md, "1.6 Worker metadata"). Untrusted: every
+ * field is checked, names and descriptions are cut to 280 characters with control and bidi characters removed.
  */
 import type { WorkerMetadata } from '../module.js';
 

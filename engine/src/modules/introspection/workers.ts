@@ -1,5 +1,6 @@
 /**
- * `engine::workers::list`, `engine::workers::info` and `engine::workers::register` (PROTOCOL.md §1.7, §4.1).
+ * `engine::workers::list`, `engine::workers::info` and `engine::workers::register` (docs/protocol.md, "1.6 Worker
+ * metadata"; docs/compatibility.md, "Functions").
  */
 import type { EngineInternals, PeerWorkerView, WorkerView } from '../module.js';
 import { asArgs, matches, notFound, optString } from './args.js';
@@ -56,7 +57,7 @@ function remoteSummary(w: PeerWorkerView): Record<string, unknown> {
   };
 }
 
-/** WebSocket workers that never reported a pid are hidden, as PROTOCOL.md §1.7 notes. */
+/** WebSocket workers that never reported a pid are hidden, as docs/protocol.md "1.6 Worker metadata" says. */
 function visible(w: WorkerView): boolean {
   return w.kind === 'in-process' || w.pid !== undefined;
 }

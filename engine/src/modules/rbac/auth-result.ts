@@ -1,6 +1,6 @@
 /**
- * The auth function's answer (an AuthResult, PROTOCOL.md §1.2) → a `Session`. Untrusted: every field is checked,
- * and a wrong one refuses the connection with a message that names it.
+ * The auth function's answer (an AuthResult, docs/rbac.md "Sessions: the auth function") → a `Session`. Untrusted:
+ * every field is checked, and a wrong one refuses the connection with a message that names it.
  */
 import type { Session } from './policy.js';
 

@@ -1,7 +1,7 @@
 /**
- * The worker manager's access rules as pure functions (no I/O, no engine state): which calls a session may make,
- * what an auth function's answer means, how a registration hook's answer rewrites or refuses a registration.
- * docs/rbac.md is the user-facing description; PROTOCOL.md §1.2 and §3.6 the wire side.
+ * The worker manager's access rules as pure functions (no I/O, no engine state): which calls a session may make, what
+ * an auth function's answer means, how a registration hook's answer rewrites or refuses a registration. docs/rbac.md is
+ * the user-facing description, wire side included ("Sessions: the auth function", "Calls").
  */
 import type { FunctionFilter, RbacConfig } from '@svc/config';
 

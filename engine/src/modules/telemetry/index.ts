@@ -1,8 +1,8 @@
 /**
- * `modules::telemetry::TelemetryModule`: an anonymous usage heartbeat, on by default (SPEC.md "Telemetry module").
- * Off with `enabled: false`, `SVC_TELEMETRY_DISABLED=1` or `DO_NOT_TRACK=1`. It never delays start-up: the first
- * heartbeat goes out after start, in the background, with a 3 s timeout, and a failure (no network) is logged at
- * debug level and forgotten. What it sends is exactly `heartbeatBody` (README.md, "Telemetry").
+ * `modules::telemetry::TelemetryModule`: an anonymous usage heartbeat, on by default (README.md, "Telemetry"). Off with
+ * `enabled: false`, `SVC_TELEMETRY_DISABLED=1` or `DO_NOT_TRACK=1`. It never delays start-up: the first heartbeat goes
+ * out after start, in the background, with a 3 s timeout, and a failure (no network) is logged at debug level and
+ * forgotten. What it sends is exactly `heartbeatBody` (README.md, "Telemetry").
  */
 import { randomUUID } from 'node:crypto';
 import { arch, platform } from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * The URL part of the outbound policy (SPEC.md "HTTP Functions module" security): scheme, credentials in the URL,
- * `require_https`, the allowlist, and literal-IP hosts. Host names are checked again at connect time on the
- * addresses they resolve to (guarded-connector.ts); this file never resolves anything.
+ * The URL part of the outbound policy (../README.md, "Where the policy is checked"): scheme, credentials in the URL,
+ * `require_https`, the allowlist, and literal-IP hosts. Host names are checked again at connect time on the addresses
+ * they resolve to (guarded-connector.ts); this file never resolves anything.
  *
  * Allowlist patterns: `*` allows every URL. Otherwise `[scheme://]host[:port][/path]`, where `*` in the host or
  * the path matches any run of characters. Host and scheme compare case-insensitively; an entry without a port
