@@ -1,7 +1,6 @@
 /**
- * Every error code the SDK produces, and the codes of the wire protocol it relays (PROTOCOL.md §2.2). Codes are
- * stable: a caller matches on them. docs/errors.md lists each one; test/docs/error-codes.test.ts fails when the
- * two disagree.
+ * Every error code the SDK produces, and the codes of the wire protocol it relays. Codes are stable: a caller matches
+ * on them. docs/errors.md lists each one; test/docs/error-codes.test.ts fails when the two disagree.
  */
 
 /** The wire protocol's codes (engine and SDK), as iii-sdk sends and expects them. */
@@ -55,7 +54,7 @@ export const ClientErrorCode = Object.freeze({
 } as const);
 
 /**
- * Update-op problems (PROTOCOL.md §4.1), reported per op in `errors[]`. A path problem is reported as
+ * Update-op problems (docs/errors.md, "Update ops"), reported per op in `errors[]`. A path problem is reported as
  * `<op>.path.<reason>` with one of the `Path…` reasons below.
  */
 export const UpdateOpErrorCode = Object.freeze({

@@ -1,4 +1,7 @@
-/** What a worker tells the engine about itself after every (re)connect (`engine::workers::register`, PROTOCOL §1.7). */
+/**
+ * What a worker tells the engine about itself after every (re)connect (`engine::workers::register`, docs/protocol.md
+ * 1.6).
+ */
 import { hostname, platform, release, arch } from 'node:os';
 
 /** The SDK's version as reported to the engine. */

@@ -1,6 +1,6 @@
 /**
- * Update op semantics (PROTOCOL.md §4.1), shared by `state::update` and `stream::update`: each rule checked on its
- * own, against hand-written results, plus the check of untrusted op shapes.
+ * Update op semantics (docs/protocol.md, "Update ops" in section 4), shared by `state::update` and `stream::update`:
+ * each rule checked on its own, against hand-written results, plus the check of untrusted op shapes.
  */
 import { describe, expect, it } from 'vitest';
 import { applyUpdateOps, parseUpdateOp, type JsonValue, type UpdateOp } from '../src/index.js';

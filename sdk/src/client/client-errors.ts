@@ -2,7 +2,10 @@
 import { InvocationError } from '../errors.js';
 import { ClientErrorCode, ErrorCode } from '../error-codes.js';
 
-/** A call sent on a connection that dropped: the engine has stopped it (PROTOCOL §3.6). */
+/**
+ * A call sent on a connection that dropped: the engine has stopped it (docs/protocol.md, "3.6 Ends other than a
+ * result").
+ */
 export function connectionLostError(functionId: string): InvocationError {
   return new InvocationError({
     code: ErrorCode.InvocationStopped,

@@ -2,9 +2,9 @@
  * The SDK client over any `ClientTransport`: registrations (stored and replayed on every open), outgoing calls
  * (pending until their `invocationresult`), the executor side (InvocationRunner) and trigger-type providers.
  *
- * Replay order on every open (PROTOCOL §1.5): `reattach` (when a previous worker id and token are held), trigger
- * types, functions, triggers (same ids), the frames queued while disconnected (minus calls whose caller has
- * timed out), then the void `engine::workers::register` with this worker's metadata.
+ * Replay order on every open (docs/protocol.md, "1.5 Reconnecting"): `reattach` (when a previous worker id and token
+ * are held), trigger types, functions, triggers (same ids), the frames queued while disconnected (minus calls whose
+ * caller has timed out), then the void `engine::workers::register` with this worker's metadata.
  */
 import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
@@ -227,7 +227,7 @@ export class Client implements SvcClient {
     return this.closing;
   }
 
-  /** Sends now, or keeps the frame until the connection is back (PROTOCOL §1.5 step 5). */
+  /** Sends now, or keeps the frame until the connection is back (docs/protocol.md, "1.5 Reconnecting", step 3). */
   sendQueued(frame: WorkerToEngine): boolean {
     if (this.transport.send(frame)) return true;
     this.queue.push(frame);
@@ -302,7 +302,7 @@ export class Client implements SvcClient {
       if (info.willReconnect) this.logger.warn(fields, 'engine connection lost; reconnecting');
       else this.logger.info(fields, 'engine connection closed');
     }
-    // The engine has stopped everything this connection started or executed (PROTOCOL §3.6).
+    // The engine has stopped everything this connection started or executed (docs/protocol.md, 3.6).
     this.epoch++;
     this.pending.failSent(connectionLostError);
     // a lost connection answers no ping: the frames before it are replayed on the next one, so ask again there

@@ -1,7 +1,7 @@
 /**
- * Everything this client has registered, kept so it can be replayed on every (re)connect in the order the
- * protocol requires (PROTOCOL §1.5): trigger types, then functions, then triggers (with their original ids).
- * Registration frames are never queued while disconnected: the store is the source of truth.
+ * Everything this client has registered, kept so it can be replayed on every (re)connect in the order the protocol
+ * requires (docs/protocol.md, "1.5 Reconnecting"): trigger types, then functions, then triggers (with their original
+ * ids). Registration frames are never queued while disconnected: the store is the source of truth.
  */
 import { randomUUID } from 'node:crypto';
 import type { RegisterFunction, RegisterTrigger, RegisterTriggerType, WorkerToEngine } from '../protocol.js';

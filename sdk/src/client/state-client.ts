@@ -1,4 +1,7 @@
-/** `context.state`: the `state::*` functions (PROTOCOL §4.1), called through the engine like any other function. */
+/**
+ * `context.state`: the `state::*` functions (workers/state/README.md), called through the engine like any other
+ * function.
+ */
 import type { StateClient, TriggerRequest } from '../types.js';
 
 interface Caller {

@@ -21,7 +21,7 @@ export interface ClientTransport {
   start(events: TransportEvents): void;
   /** Sends one frame. Returns false (and sends nothing) when the connection is not open. */
   send(message: WorkerToEngine): boolean;
-  /** Sends one binary telemetry frame (PROTOCOL.md §1.6). Optional; false when not open. */
+  /** Sends one binary telemetry frame (docs/protocol.md, "1.7 Telemetry frames"). Optional; false when not open. */
   sendTelemetry?(frame: Uint8Array): boolean;
   readonly isOpen: boolean;
   /** The engine's WebSocket address, when there is one (data channels are opened beside it). */

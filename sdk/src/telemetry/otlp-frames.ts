@@ -1,9 +1,9 @@
 /**
- * OTLP/JSON telemetry frames (PROTOCOL.md §1.6): a 4-byte ASCII prefix (`OTLP` spans, `LOGS` log records, `MTRC`
- * metrics) followed by the OTLP/JSON request body, serialised by OpenTelemetry's own JSON serializers. The
- * exporters below hand each batch to a `FrameSink` (a worker's socket, or the engine's in-process hand-off).
- * The serializers (with the OTLP transformer's protobuf and metrics machinery) are loaded at the first batch, not
- * when a worker starts.
+ * OTLP/JSON telemetry frames (docs/protocol.md, "1.7 Telemetry frames"): a 4-byte ASCII prefix (`OTLP` spans, `LOGS`
+ * log records, `MTRC` metrics) followed by the OTLP/JSON request body, serialised by OpenTelemetry's own JSON
+ * serializers. The exporters below hand each batch to a `FrameSink` (a worker's socket, or the engine's in-process
+ * hand-off). The serializers (with the OTLP transformer's protobuf and metrics machinery) are loaded at the first
+ * batch, not when a worker starts.
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type * as OtlpTransformer from '@opentelemetry/otlp-transformer';

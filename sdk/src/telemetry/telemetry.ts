@@ -1,6 +1,6 @@
 /**
  * A process's spans and log records, made with the OpenTelemetry JS SDK and shipped as OTLP/JSON frames through a
- * `FrameSink` (PROTOCOL.md §1.6). One tracer provider per service name (the OTLP resource carries the service), so
+ * `FrameSink` (docs/protocol.md, 1.7). One tracer provider per service name (the OTLP resource carries the service), so
  * the engine can record a span in the name of the worker that ran the call. Off unless created: a worker without
  * telemetry pays nothing.
  *
