@@ -1,7 +1,7 @@
 /**
- * svc-cron's config: the `config:` object of `modules::cron::CronModule` / `svc-cron` (SPEC.md "Cron module"),
- * `{ adapter: { class, config } }`. The engine validates it with this schema at start-up (@svc/config's catalogue
- * imports it from `@svc/worker-cron/config`) and the worker reads it with the same schema.
+ * svc-cron's config: the `config:` object of `modules::cron::CronModule` / `svc-cron` (docs/config.md,
+ * `modules::cron::CronModule`), `{ adapter: { class, config } }`. The engine validates it with this schema at start-up
+ * (@svc/config's catalogue imports it from `@svc/worker-cron/config`) and the worker reads it with the same schema.
  */
 import { z } from 'zod';
 import {
@@ -31,8 +31,8 @@ export const kvCronConfigSchema = z
   .superRefine(requireFilePath);
 
 /**
- * `kvserver_url` is SPEC's only key; `lock_ttl_ms` and `lock_index` are optional svc additions with the same
- * defaults as the local adapter (how long a tick's claim lives, and the key prefix of the claims).
+ * `kvserver_url` is the adapter's one documented key; `lock_ttl_ms` and `lock_index` are optional svc additions with
+ * the same defaults as the local adapter (how long a tick's claim lives, and the key prefix of the claims).
  */
 export const kvserverCronConfigSchema = z
   .object({

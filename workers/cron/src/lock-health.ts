@@ -1,6 +1,7 @@
 /**
- * Says so, loudly and once, when the lock store goes away, and once more when it is back; counts the ticks that
- * were not run meanwhile (fail closed: RELIABILITY.md scenario 19). One log line per outage, not one per tick.
+ * Says so, loudly and once, when the lock store goes away, and once more when it is back; counts the ticks that were
+ * not run meanwhile (fail closed: no tick runs without the lock; README.md, "Locks: exactly one run per tick"). One log
+ * line per outage, not one per tick.
  */
 import type { Logger } from 'pino';
 import { CronErrorCode } from './error-codes.js';

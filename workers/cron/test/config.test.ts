@@ -1,5 +1,5 @@
 /**
- * svc-cron's config: SPEC's defaults, the svc additions, and a bad config refused at start with a message that
+ * svc-cron's config: the documented defaults, the svc additions, and a bad config refused at start with a message that
  * names the path (the real `workers/cron/dist/main.js`, exit code 2).
  */
 import { spawnSync } from 'node:child_process';

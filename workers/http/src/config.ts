@@ -1,7 +1,7 @@
 /**
- * svc-http's config: the `config:` object of `modules::api::RestApiModule` / `svc-http` (SPEC.md "REST API
- * module"). The engine validates it with this schema at start-up (@svc/config's catalogue imports it from
- * `@svc/worker-http/config`) and the worker reads it with the same schema.
+ * svc-http's config: the `config:` object of `modules::api::RestApiModule` / `svc-http` (docs/config.md,
+ * `modules::api::RestApiModule`). The engine validates it with this schema at start-up (@svc/config's catalogue imports
+ * it from `@svc/worker-http/config`) and the worker reads it with the same schema.
  */
 import { z } from 'zod';
 import { portSchema, positiveIntSchema, readModuleConfig } from '@svc/config-kit';

@@ -1,8 +1,8 @@
 /**
  * svc-http's error codes: the `code` of the error envelope of every response svc-http itself produces
- * (PROTOCOL.md §6), and of the errors of its body reader and route table. The upper-case ones keep the spelling
- * of the wire protocol we are compatible with. docs/errors.md lists each one; test/docs/error-codes.test.ts fails
- * when the two disagree.
+ * (docs/protocol.md, "5. HTTP (svc-http)"), and of the errors of its body reader and route table. The upper-case ones
+ * keep the spelling of the wire protocol we are compatible with. docs/errors.md lists each one;
+ * test/docs/error-codes.test.ts fails when the two disagree.
  */
 export const HttpErrorCode = Object.freeze({
   /** 400: the request is not valid HTTP (a malformed request line or header). */

@@ -153,7 +153,7 @@ describe('HttpServer', () => {
     expect(calls).toBe(0);
   });
 
-  it('leaves no timer behind after answered, timed-out and aborted requests (scenario 29)', async () => {
+  it('leaves no timer behind after answered, timed-out and aborted requests', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const pending: Array<() => void> = [];
     // A long deadline: a request timer that is not cleared would still be pending when we count.

@@ -1,8 +1,8 @@
 /**
- * Alert rules over the metric store (SPEC.md "Observability module"): every second, each enabled rule reads its
- * metric over `window_seconds` (see `MetricStore.windowValue`) and compares it with `threshold`. A rule that holds
- * fires its action, then stays quiet for `cooldown_seconds` (default: its window). Actions: `webhook` (the alert
- * is POSTed as JSON) or `function` (invoked, fire-and-forget, with the same payload).
+ * Alert rules over the metric store (docs/observability.md, "Alerts"): every second, each enabled rule reads its metric
+ * over `window_seconds` (see `MetricStore.windowValue`) and compares it with `threshold`. A rule that holds fires its
+ * action, then stays quiet for `cooldown_seconds` (default: its window). Actions: `webhook` (the alert is POSTed as
+ * JSON) or `function` (invoked, fire-and-forget, with the same payload).
  */
 import type { Logger } from 'pino';
 import { textOf, TriggerAction, type SvcClient } from '@svc/sdk';

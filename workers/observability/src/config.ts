@@ -1,7 +1,7 @@
 /**
- * svc-otel's config, the `modules::observability::OtelModule` entry's (traces, metrics, logs, alerts; SPEC.md
- * "Observability"): imported by the config kit's catalogue through `@svc/worker-observability/config`, so it imports
- * nothing but zod and the kit.
+ * svc-otel's config, the `modules::observability::OtelModule` entry's (traces, metrics, logs, alerts; docs/config.md,
+ * `modules::observability::OtelModule`): imported by the config kit's catalogue through
+ * `@svc/worker-observability/config`, so it imports nothing but zod and the kit.
  */
 import { z } from 'zod';
 import { nonNegativeIntSchema, positiveIntSchema, ratioSchema, readModuleConfig } from '@svc/config-kit';

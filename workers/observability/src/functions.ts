@@ -1,5 +1,5 @@
 /**
- * The functions svc-otel provides (PROTOCOL.md §4.1 "Observability"): the query functions, `engine::log::*`,
+ * The functions svc-otel provides (docs/observability.md, "Query functions"): the query functions, `engine::log::*`,
  * `engine::sampling::rules`, `engine::alerts::*`, `engine::rollups::list`, and the internal `otel::ingest` and
  * `otel::status` the engine uses. One table of small named handlers.
  */

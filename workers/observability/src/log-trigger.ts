@@ -1,8 +1,8 @@
 /**
- * The `log` trigger type (PROTOCOL.md §4.2): a binding's function is called (fire-and-forget) with every stored
- * log record of its `level` (`all`, the default, or one of `trace`, `debug`, `info`, `warn`, `error`). Records
- * logged while handling such a delivery do not fire log triggers again (that would loop): deliveries run in
- * traces this provider starts, and records of those traces are skipped.
+ * The `log` trigger type (docs/observability.md, "Logs"): a binding's function is called (fire-and-forget) with every
+ * stored log record of its `level` (`all`, the default, or one of `trace`, `debug`, `info`, `warn`, `error`). Records
+ * logged while handling such a delivery do not fire log triggers again (that would loop): deliveries run in traces this
+ * provider starts, and records of those traces are skipped.
  */
 import type { Logger } from 'pino';
 import { newTraceparent, textOf, parseTraceparent, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';

@@ -1,7 +1,7 @@
 /**
- * The `trace` trigger type (PROTOCOL.md §4.2): a binding's function is called with `{trace_ids: [...]}`, the ids
- * of traces that received spans matching its filters (`service_name`, `status`: `ok`/`error`/`unset`), coalesced
- * every 300 ms (one call per binding per period, each id once).
+ * The `trace` trigger type (README.md, "Functions"): a binding's function is called with `{trace_ids: [...]}`, the ids
+ * of traces that received spans matching its filters (`service_name`, `status`: `ok`/`error`/`unset`), coalesced every
+ * 300 ms (one call per binding per period, each id once).
  */
 import type { Logger } from 'pino';
 import { textOf, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';

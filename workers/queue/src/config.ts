@@ -1,7 +1,7 @@
 /**
- * svc-queue's config: the `config:` object of `modules::queue::QueueModule` / `svc-queue` (SPEC.md "Queue module").
- * The engine validates it with this schema at start-up (@svc/config's catalogue imports it from
- * `@svc/worker-queue/config`) and the worker reads it with the same schema.
+ * svc-queue's config: the `config:` object of `modules::queue::QueueModule` / `svc-queue` (docs/config.md,
+ * `modules::queue::QueueModule`). The engine validates it with this schema at start-up (@svc/config's catalogue imports
+ * it from `@svc/worker-queue/config`) and the worker reads it with the same schema.
  */
 import { z } from 'zod';
 import {

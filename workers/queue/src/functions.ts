@@ -9,7 +9,10 @@ import { asObject, badInput, int, optStr, queueName, str } from './input.js';
 import type { Subscriptions } from './triggers.js';
 import { QueueErrorCode } from './error-codes.js';
 
-/** The names the original engine's built-in queue gives the same functions (PROTOCOL.md §4.1 "Queue"). */
+/**
+ * The names the original engine's built-in queue gives the same functions (docs/compatibility.md, "Capability
+ * workers").
+ */
 const III_NAMES: Record<string, string[]> = {
   'queue::publish': ['iii::durable::publish'],
   'queue::redrive': ['iii::queue::redrive'],

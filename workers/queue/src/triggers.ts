@@ -1,8 +1,9 @@
 /**
- * The queue-message trigger type, registered as `durable:subscriber` (PROTOCOL.md §4.2) and as `queue`. A binding's
- * config names its topic (`topic`, or `queue` as an alias) and optionally a `condition_function_id`. Publishing to
- * a topic enqueues one job per subscriber in the topic's queue, so each subscriber gets its own retries and dead
- * letters. The engine hands every binding to every svc-queue process, so any of them can fan a message out.
+ * The queue-message trigger type, registered as `durable:subscriber` (the iii name; README.md, "Trigger types") and as
+ * `queue`. A binding's config names its topic (`topic`, or `queue` as an alias) and optionally a
+ * `condition_function_id`. Publishing to a topic enqueues one job per subscriber in the topic's queue, so each
+ * subscriber gets its own retries and dead letters. The engine hands every binding to every svc-queue process, so any
+ * of them can fan a message out.
  */
 import type { SvcClient, TriggerBinding } from '@svc/sdk';
 import type { Consumers } from './consumers.js';

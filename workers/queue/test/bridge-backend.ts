@@ -1,9 +1,9 @@
 /**
- * The Bridge backend for the conformance suite: a real engine (started once for the file) with a real svc-queue
- * process per test namespace (the builtin in-memory store, living as long as that process), and this process's
- * `BridgeQueueAdapter` forwarding to it. "A restart of the process" in the suite is a restart of the bridging side;
- * the remote svc-queue keeps the jobs. Its backoff defaults to SPEC.md's 1000 ms (the suite's 50 ms is too short
- * for a job to wait out the moment between one bridging process closing and the next one consuming).
+ * The Bridge backend for the conformance suite: a real engine (started once for the file) with a real svc-queue process
+ * per test namespace (the builtin in-memory store, living as long as that process), and this process's
+ * `BridgeQueueAdapter` forwarding to it. "A restart of the process" in the suite is a restart of the bridging side; the
+ * remote svc-queue keeps the jobs. Its backoff is the documented default, 1000 ms (the suite's 50 ms is too short for a
+ * job to wait out the moment between one bridging process closing and the next one consuming).
  */
 import pino from 'pino';
 import { spawnWorker, startEngine, waitForFunction, type Child, type EngineProcess } from '../../../test/harness.js';

@@ -1,7 +1,7 @@
 /**
- * One conformance suite over every queue backend (RELIABILITY.md scenarios 7, 9, 10, 11, 13 at small scale):
- * delivery with the lost/duplicated/unexpected checker, concurrency, fifo, backoff and dead letters, redrive and
- * discard, poison isolation, redelivery after a stopped worker, durability across a restart.
+ * One conformance suite over every queue backend (crashes, killed workers, retries, poison jobs and broker restarts, at
+ * small scale): delivery with the lost/duplicated/unexpected checker, concurrency, fifo, backoff and dead letters,
+ * redrive and discard, poison isolation, redelivery after a stopped worker, durability across a restart.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { brokerNames } from '../src/adapters/rabbitmq-topology.js';
@@ -247,7 +247,7 @@ describe.each(backends)('queue backend conformance: $name', (kind) => {
   });
 
   maybe('acknowledged jobs survive a restart of the process', async (skip) => {
-    if (!kind.durable) skip('in_memory: a restart loses the queue by definition (SPEC.md)');
+    if (!kind.durable) skip('in_memory: a restart loses the queue by definition (README.md, Config)');
     const a = await make({}, ['durable']);
     const acked: string[] = [];
     for (let i = 0; i < 100; i++) acked.push(await a.enqueue('durable', { function_id: 'f', data: i }));

@@ -1,7 +1,7 @@
 /**
- * RELIABILITY.md scenarios 12 and 13 at small scale, through a TCP proxy: the connection to Redis or RabbitMQ is
- * cut (and refused for a moment) while jobs are being enqueued and processed. Every enqueue is either acknowledged
- * or errors to the caller; every acknowledged job runs (lost = 0); processing resumes after the blip.
+ * Redis and RabbitMQ connection faults at small scale, through a TCP proxy: the connection to Redis or RabbitMQ is cut
+ * (and refused for a moment) while jobs are being enqueued and processed. Every enqueue is either acknowledged or
+ * errors to the caller; every acknowledged job runs (lost = 0); processing resumes after the blip.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { KvserverAdapter } from '../src/adapters/bullmq.js';

@@ -1,7 +1,7 @@
 /**
- * RELIABILITY.md scenario 8 (disk errors during enqueue), with a real full disk: the builtin file store on a tiny
- * tmpfs. Every enqueue is either acknowledged and still there after a restart, or rejected to the caller; after
- * the first failed write no enqueue is acknowledged again (the file's state is unknown until it is reopened).
+ * Disk errors during enqueue, with a real full disk: the builtin file store on a tiny tmpfs. Every enqueue is either
+ * acknowledged and still there after a restart, or rejected to the caller; after the first failed write no enqueue is
+ * acknowledged again (the file's state is unknown until it is reopened).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

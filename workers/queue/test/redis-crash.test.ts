@@ -1,7 +1,7 @@
 /**
- * RELIABILITY.md scenario 12 (the kill part): a private redis-server with `appendonly yes, appendfsync always` is
- * killed with SIGKILL while jobs are enqueued and processed, then restarted on the same port and data directory.
- * Checker: every acknowledged enqueue still runs (lost = 0); processing resumes once Redis is back.
+ * Redis killed under load: a private redis-server with `appendonly yes, appendfsync always` is killed with SIGKILL
+ * while jobs are enqueued and processed, then restarted on the same port and data directory. Checker: every
+ * acknowledged enqueue still runs (lost = 0); processing resumes once Redis is back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * svc-state's config: the `config:` object of `modules::state::StateModule` / `svc-state` (SPEC.md "State module").
- * The engine validates it with this schema at start-up (@svc/config's catalogue imports it from
- * `@svc/worker-state/config`) and the worker reads it with the same schema, so the two never disagree.
+ * svc-state's config: the `config:` object of `modules::state::StateModule` / `svc-state` (docs/config.md,
+ * `modules::state::StateModule`). The engine validates it with this schema at start-up (@svc/config's catalogue imports
+ * it from `@svc/worker-state/config`) and the worker reads it with the same schema, so the two never disagree.
  */
 import { z } from 'zod';
 import {

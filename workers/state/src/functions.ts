@@ -1,7 +1,7 @@
 /**
- * The `state::*` functions with the shapes of PROTOCOL.md §4.1. Inputs are validated (input.ts) before the store
- * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures
- * surface as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
+ * The `state::*` functions with the shapes of README.md, "Functions". Inputs are validated (input.ts) before the store
+ * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures surface
+ * as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
  */
 import { InvocationError, type HandlerContext, type SvcClient, type UpdateOpError } from '@svc/sdk';
 import type { JsonValue, StateAdapter } from './adapters/types.js';

@@ -1,8 +1,8 @@
 /**
- * The `state` trigger type (PROTOCOL.md §4.2): config `{scope?, key?, condition_function_id?}` (exact-match filters;
- * absent or empty = any), payload `{type:"state", event_type, scope, key, old_value, new_value}`. Every committed
- * change this process made is matched against the bindings the engine handed over and delivered through the
- * dispatcher (commit order per key, bounded). The SDK's `fireTrigger` applies `condition_function_id`.
+ * The `state` trigger type (README.md, "Trigger type `state`"): config `{scope?, key?, condition_function_id?}`
+ * (exact-match filters; absent or empty = any), payload `{type:"state", event_type, scope, key, old_value, new_value}`.
+ * Every committed change this process made is matched against the bindings the engine handed over and delivered through
+ * the dispatcher (commit order per key, bounded). The SDK's `fireTrigger` applies `condition_function_id`.
  */
 import { currentWriteTrace } from './write-trace.js';
 import type { Logger } from 'pino';
@@ -43,7 +43,7 @@ export class StateTriggers {
     });
   }
 
-  /** Counters of this process: what RELIABILITY.md asks to count (deliveries, failures, writes held back). */
+  /** Counters of this process: deliveries, failures, and writes held back by a full dispatcher. */
   stats() {
     const { pending, delivered, failed, backpressureWaits } = this.dispatcher.snapshot();
     return {

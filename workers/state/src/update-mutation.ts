@@ -1,6 +1,6 @@
 /**
- * The mutation `state::update` runs in the store, built on the SDK's update ops (PROTOCOL.md §4.1, the same rules as
- * `stream::update`).
+ * The mutation `state::update` runs in the store, built on the SDK's update ops (README.md, "Update ops"; the same
+ * rules as `stream::update`).
  */
 import { applyUpdateOps, type UpdateOp, type UpdateOpError } from '@svc/sdk';
 import type { JsonValue, Mutation } from './adapters/types.js';

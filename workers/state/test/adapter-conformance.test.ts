@@ -1,6 +1,7 @@
 /**
  * One suite, every store (memory, file, Redis): the same calls must give the same answers and the same change feed.
- * Includes the model-based checks of RELIABILITY.md scenario 22 (seed: env SVC_FC_SEED, default 22).
+ * Includes model-based checks: random sequences and interleavings of calls against a reference model (seed: env
+ * SVC_FC_SEED, default 22).
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

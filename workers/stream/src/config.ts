@@ -1,7 +1,7 @@
 /**
- * svc-stream's config: the `config:` object of `modules::stream::StreamModule` / `svc-stream` (SPEC.md "Stream
- * module"). The engine validates it with this schema at start-up (@svc/config's catalogue imports it from
- * `@svc/worker-stream/config`) and the worker reads it with the same schema.
+ * svc-stream's config: the `config:` object of `modules::stream::StreamModule` / `svc-stream` (docs/config.md,
+ * `modules::stream::StreamModule`). The engine validates it with this schema at start-up (@svc/config's catalogue
+ * imports it from `@svc/worker-stream/config`) and the worker reads it with the same schema.
  */
 import { z } from 'zod';
 import {

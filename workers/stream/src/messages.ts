@@ -43,8 +43,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Parses one client frame. Returns undefined for anything that is not a well-formed join or leave: the protocol
- * ignores such frames without a reply (§10.2 2.1).
+ * Parses one client frame. Returns undefined for anything that is not a well-formed join or leave: the protocol ignores
+ * such frames without a reply (docs/protocol.md, "6. The stream client socket").
  */
 export function parseClientMessage(text: string): ClientMessage | undefined {
   let raw: unknown;

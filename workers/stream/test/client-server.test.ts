@@ -1,7 +1,7 @@
 /**
  * The client socket server on its own (real sockets, real `ws` clients, the in-memory adapter): docs/protocol.md §6
- * routing and the limits of RELIABILITY.md scenarios 23–26 and 28. The auth function and join/leave handlers
- * through the engine are covered by test/e2e/stream-*.test.ts.
+ * routing and the limits (frame size, slow consumers, silent clients, slow handshakes, floods). The auth function and
+ * join/leave handlers through the engine are covered by test/e2e/stream-*.test.ts.
  */
 import { connect } from 'node:net';
 import pino from 'pino';
@@ -156,7 +156,7 @@ describe('stream client socket: routing (docs/protocol.md §6)', () => {
   });
 });
 
-describe('stream client socket: limits (RELIABILITY.md E)', () => {
+describe('stream client socket: limits', () => {
   it('accepts a frame of exactly the limit and closes with 1009 above it; the server and other clients go on', async () => {
     const { url, adapter } = await startServer({ maxMessageBytes: 1024 });
     const bystander = await client(url);

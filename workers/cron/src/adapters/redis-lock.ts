@@ -2,10 +2,11 @@
  * `modules::cron::KvserverCronAdapter`: tick claims in Redis, shared by every svc-cron process (and every engine)
  * pointing at the same server, so each tick runs exactly once among them.
  *
- * Claim: `SET <index>:<job>:<tick> <token> NX PX <ttl>`. Release: a Lua compare-and-delete on the token, so only
- * the holder can delete its claim (RELIABILITY.md Lesson 6). Fail closed: while Redis cannot be reached, `claim`
- * rejects at once with `LockStoreUnavailableError` (no offline queue, no retry of a command) and nothing runs.
- * The client reconnects every `RECONNECT_MS`, so runs resume within one tick of Redis coming back.
+ * Claim: `SET <index>:<job>:<tick> <token> NX PX <ttl>`. Release: a Lua compare-and-delete on the token, so only the
+ * holder can delete its claim (a paused process whose claim expired cannot delete a newer holder's; README.md, "Locks:
+ * exactly one run per tick"). Fail closed: while Redis cannot be reached, `claim` rejects at once with
+ * `LockStoreUnavailableError` (no offline queue, no retry of a command) and nothing runs. The client reconnects every
+ * `RECONNECT_MS`, so runs resume within one tick of Redis coming back.
  *
  * Owns: one ioredis connection. `close()` is idempotent and quits it; claims in Redis expire on their own.
  */

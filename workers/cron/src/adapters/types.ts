@@ -2,12 +2,12 @@
  * The lock store behind svc-cron: one claim per tick of a job, so a tick runs at most once among every process
  * that shares the store.
  *
- * A claim is keyed by (job id, scheduled tick time) and holds a random token for `lock_ttl_ms`. It is NOT released
- * when a run ends: the claim has to outlive the moment every other process wakes for the same tick, or a process
- * whose timer fired a few milliseconds late would find the tick free and run it again. It expires by itself.
- * `release` exists for a holder that gives a tick up before running it (shutting down); it is a
- * compare-and-delete by token, so a holder whose claim already expired and was taken by someone else (a paused
- * process, RELIABILITY.md Lesson 6) can never delete the new holder's claim.
+ * A claim is keyed by (job id, scheduled tick time) and holds a random token for `lock_ttl_ms`. It is NOT released when
+ * a run ends: the claim has to outlive the moment every other process wakes for the same tick, or a process whose timer
+ * fired a few milliseconds late would find the tick free and run it again. It expires by itself. `release` exists for a
+ * holder that gives a tick up before running it (shutting down); it is a compare-and-delete by token, so a holder whose
+ * claim already expired and was taken by someone else (a process paused past its claim's lifetime) can never delete the
+ * new holder's claim.
  *
  * What an adapter owns: its connection or in-memory table, and its flush timer. `close()` is idempotent, stops the
  * timer, flushes what must be flushed and closes the connection; claims held in a shared store stay until they

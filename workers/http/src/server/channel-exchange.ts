@@ -1,7 +1,8 @@
 /**
- * A routed request with its data channels (PROTOCOL.md §6): the payload carries `request_body` and `response`
- * refs; a streamed request body is piped into `request_body` as it arrives (backpressure, no size limit); the
- * handler then answers either by returning `{status_code, headers, body}` or by writing the `response` channel.
+ * A routed request with its data channels (README.md, "Streaming (data channels)"): the payload carries `request_body`
+ * and `response` refs; a streamed request body is piped into `request_body` as it arrives (backpressure, no size
+ * limit); the handler then answers either by returning `{status_code, headers, body}` or by writing the `response`
+ * channel.
  *
  * Which answer wins follows the protocol: a returned value (not undefined/null) is the response; otherwise the
  * response starts at the channel's first binary frame (or its close). svc-http connects to the response channel

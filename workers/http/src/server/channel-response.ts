@@ -1,7 +1,7 @@
 /**
- * Reading a handler's streamed response from its `response` channel (PROTOCOL.md §6): text frames are control
- * messages (`{"type":"set_status","status_code":100..599}`, `{"type":"set_headers","headers":{…}}`; anything
- * else is ignored), binary frames are the body. The response starts at the first binary frame, or at the
+ * Reading a handler's streamed response from its `response` channel (README.md, "Streaming (data channels)"): text
+ * frames are control messages (`{"type":"set_status","status_code":100..599}`, `{"type":"set_headers","headers":{…}}`;
+ * anything else is ignored), binary frames are the body. The response starts at the first binary frame, or at the
  * channel's close when there is none.
  */
 import type { Readable } from 'node:stream';

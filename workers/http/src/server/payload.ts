@@ -14,7 +14,7 @@ export interface HttpPayload {
   method: string;
   body: unknown;
   trigger: { type: 'http'; path: string; method: string };
-  /** The request's data channels (PROTOCOL.md §6), when svc-http opened them. */
+  /** The request's data channels (README.md, "Streaming (data channels)"), when svc-http opened them. */
   request_body?: StreamChannelRef;
   response?: StreamChannelRef;
 }

@@ -1,7 +1,7 @@
 /**
- * The two data channels of one request (PROTOCOL.md §6): `request_body` (svc-http writes the raw request bytes,
- * the handler reads) and `response` (the handler may write `set_status` / `set_headers` text frames and binary
- * body frames, svc-http reads). Their refs go into the payload exactly as iii sends them.
+ * The two data channels of one request (README.md, "Streaming (data channels)"): `request_body` (svc-http writes the
+ * raw request bytes, the handler reads) and `response` (the handler may write `set_status` / `set_headers` text frames
+ * and binary body frames, svc-http reads). Their refs go into the payload exactly as iii sends them.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { StreamChannelRef } from '@svc/sdk';

@@ -44,8 +44,8 @@ export interface RequestHandlerOptions {
   defaultTimeoutMs: number;
   maxBodyBytes: number;
   /**
-   * Opens each request's `request_body` / `response` data channels (PROTOCOL.md §6). Without it the payload
-   * carries no channel refs and every body is read under `maxBodyBytes`.
+   * Opens each request's `request_body` / `response` data channels (README.md, "Streaming (data channels)"). Without it
+   * the payload carries no channel refs and every body is read under `maxBodyBytes`.
    */
   channels?: ChannelPort;
   /** True once shutdown began: new requests get 503 and the connection is closed. */

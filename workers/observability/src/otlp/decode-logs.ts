@@ -1,4 +1,7 @@
-/** `{"resourceLogs":[…]}` (OTLP/JSON) → log records, in the shape the `log` trigger delivers (PROTOCOL.md §4.2). */
+/**
+ * `{"resourceLogs":[…]}` (OTLP/JSON) → log records, in the shape the `log` trigger delivers (docs/observability.md,
+ * "Logs").
+ */
 import { anyValue, attributes, hexId, list, nanos, obj, optString, serviceOf, type Json } from './values.js';
 
 export interface LogRecord {

@@ -80,7 +80,7 @@ export class BridgeQueueAdapter implements QueueBackend {
     await this.call('engine::queue::ensure', { queue });
   }
 
-  /** The remote svc-queue's settings apply; these are SPEC.md's defaults, for display only. */
+  /** The remote svc-queue's settings apply; these are the documented defaults, for display only. */
   settings(): QueueSettings {
     return defaultSettings({ max_attempts: 3, backoff_ms: 1000, concurrency: 10, mode: 'concurrent' });
   }

@@ -1,6 +1,7 @@
 /**
- * The reference model of a state store and the fast-check commands that compare a real adapter against it
- * (RELIABILITY.md scenario 22). Values go through a JSON round trip first so the model holds what a store can hold.
+ * The reference model of a state store and the fast-check commands that compare a real adapter against it (random
+ * sequences of set/get/delete/update/list calls; every answer must match the model). Values go through a JSON round
+ * trip first so the model holds what a store can hold.
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
