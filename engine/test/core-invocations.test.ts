@@ -221,7 +221,7 @@ describe('actions', () => {
 });
 
 describe('svc extensions', () => {
-  it('a call marked fired_by (a provider delivering an event) still names its caller, as PROTOCOL.md §3.7 says', () => {
+  it('a call marked fired_by (a provider delivering an event) still names its caller, as docs/protocol.md says', () => {
     core = new EngineCore({ logger });
     const exec = connect();
     const provider = connect();

@@ -124,8 +124,9 @@ async function throughEngine(adapterConfig) {
 }
 
 /**
- * RELIABILITY.md scenario 21: `state::set` latency (p99, ms) while every write fires a trigger whose handler sleeps
- * 1 s, beside the same writes to a scope without a trigger (floor), through the engine into svc-state (in_memory).
+ * Slow trigger handlers must not slow writers: `state::set` latency (p99, ms) while every write fires a trigger whose
+ * handler sleeps 1 s, beside the same writes to a scope without a trigger (floor), through the engine into svc-state
+ * (in_memory).
  */
 async function slowTriggerLatency() {
   const port = await freePort();

@@ -1,8 +1,8 @@
 /**
- * Data channels with the unmodified iii-sdk@0.22.1 on both sides (PROTOCOL.md §3.8, §4.1): `createChannel`,
- * `ChannelWriter`, `ChannelReader` and `readAll` between two worker processes in both directions, byte-exact;
- * text and binary frames; unknown channel or key → 404; each end taken once; a slow (absent) reader holds the
- * writer back; a channel owned by a worker goes with the worker.
+ * Data channels with the unmodified iii-sdk@0.22.1 on both sides (docs/channels.md): `createChannel`, `ChannelWriter`,
+ * `ChannelReader` and `readAll` between two worker processes in both directions, byte-exact; text and binary frames;
+ * unknown channel or key → 404; each end taken once; a slow (absent) reader holds the writer back; a channel owned by a
+ * worker goes with the worker.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

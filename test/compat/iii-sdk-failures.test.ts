@@ -1,6 +1,6 @@
 /**
- * RELIABILITY.md scenarios 1, 2 and 5 with the real iii-sdk@0.22.1: an executor killed with calls in flight, a
- * half-open executor (SIGSTOP) detected by the engine's heartbeat, and replicas sharing calls with fail-over.
+ * Worker failures with the real iii-sdk@0.22.1: an executor killed with calls in flight, a half-open executor (SIGSTOP)
+ * detected by the engine's heartbeat, and replicas sharing calls with fail-over.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';

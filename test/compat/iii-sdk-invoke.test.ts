@@ -1,6 +1,6 @@
 /**
- * The real iii-sdk@0.22.1 against our engine (PROTOCOL.md §2–3): sync and void calls, handler errors with their
- * stack, unknown functions, enqueue without a queue provider, and `_caller_worker_id` injection.
+ * The real iii-sdk@0.22.1 against our engine (docs/protocol.md, sections 2 and 3): sync and void calls, handler errors
+ * with their stack, unknown functions, enqueue without a queue provider, and `_caller_worker_id` injection.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, TriggerAction, type IIIClient } from 'iii-sdk';

@@ -1,6 +1,6 @@
 /**
- * An iii-sdk@0.22.1 worker with telemetry on (its default) opens `/otel` and streams OTLP frames; the engine
- * accepts and drains them (PROTOCOL.md §1.6), and the worker serves calls as usual.
+ * An iii-sdk@0.22.1 worker with telemetry on (its default) opens `/otel` and streams OTLP frames; the engine accepts
+ * and drains them (docs/protocol.md, "1.7 Telemetry frames"), and the worker serves calls as usual.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {

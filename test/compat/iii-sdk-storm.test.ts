@@ -1,6 +1,6 @@
 /**
- * RELIABILITY.md scenario 4: an engine restart with 200 connected iii-sdk workers of 5 functions each. All 1,000
- * registrations come back within 10 s, without duplicates, and the engine's memory stays bounded.
+ * Reconnect storm: an engine restart with 200 connected iii-sdk workers of 5 functions each. All 1,000 registrations
+ * come back within 10 s, without duplicates, and the engine's memory stays bounded.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

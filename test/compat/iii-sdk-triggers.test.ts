@@ -1,7 +1,7 @@
 /**
- * Trigger-type providers with the real iii-sdk@0.22.1 (PROTOCOL.md §3.2, §3.7): pending bindings delivered when a
- * provider appears, every binding delivered to every provider (one that joins later too), refusals forwarded to
- * the binding's owner, and an engine restart after which workers reconnect and re-register everything.
+ * Trigger-type providers with the real iii-sdk@0.22.1 (docs/protocol.md, 3.2 and 3.7): pending bindings delivered when
+ * a provider appears, every binding delivered to every provider (one that joins later too), refusals forwarded to the
+ * binding's owner, and an engine restart after which workers reconnect and re-register everything.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';

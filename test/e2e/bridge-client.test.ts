@@ -1,8 +1,8 @@
 /**
- * Two real engines bridged both ways by `modules::bridge_client::BridgeClientModule` (RELIABILITY.md scenario 37 at
- * test scale): engine A exposes a function on B and forwards calls to B; engine B does the same towards A. Calls
- * carry trace context and metadata, a slow remote ends in `bridge_timeout`, an A → B → A loop is stopped by the hop
- * limit, and when B is killed, calls fail at once with `bridge_unavailable` and resume once B is back.
+ * Two real engines bridged both ways by `modules::bridge_client::BridgeClientModule` (at test scale): engine A exposes
+ * a function on B and forwards calls to B; engine B does the same towards A. Calls carry trace context and metadata, a
+ * slow remote ends in `bridge_timeout`, an A → B → A loop is stopped by the hop limit, and when B is killed, calls fail
+ * at once with `bridge_unavailable` and resume once B is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';

@@ -1,9 +1,9 @@
 /**
- * RELIABILITY.md scenario 37 (partition): two bridged engines, then every packet to and from the remote engine's
- * port is dropped (iptables on loopback: a black hole, no FIN or RST), then the network heals. While it is cut,
- * forwarded calls end within their timeout (`bridge_timeout`, outcome unknown, or `bridge_unavailable` once the
- * connection is declared dead), never hang; after the heal, calls succeed again within seconds.
- * Needs root and iptables; skipped with the reason otherwise.
+ * A network partition between two bridged engines: every packet to and from the remote engine's port is dropped
+ * (iptables on loopback: a black hole, no FIN or RST), then the network heals. While it is cut, forwarded calls end
+ * within their timeout (`bridge_timeout`, outcome unknown, or `bridge_unavailable` once the connection is declared
+ * dead), never hang; after the heal, calls succeed again within seconds. Needs root and iptables; skipped with the
+ * reason otherwise.
  */
 import { spawnSync } from 'node:child_process';
 import pino from 'pino';

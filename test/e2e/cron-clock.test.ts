@@ -1,6 +1,6 @@
 /**
- * Wall-clock jumps under svc-cron (RELIABILITY.md scenario 18), with libfaketime moving one svc-cron process's
- * clock (realtime only, as an NTP step does; timers keep the monotonic clock):
+ * Wall-clock jumps under svc-cron, with libfaketime moving one svc-cron process's clock (realtime only, as an NTP step
+ * does; timers keep the monotonic clock):
  * - +1 h: no burst of catch-up runs (at most one late run), then the schedule goes on at the new time;
  * - back to the real time: no tick runs twice (nothing runs until the clock reaches the next tick again).
  * Needs libfaketime (`apt-get install libfaketime`); skipped with that reason when the library is absent.

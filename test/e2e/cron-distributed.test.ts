@@ -1,5 +1,5 @@
 /**
- * svc-cron with the Redis lock (RELIABILITY.md scenarios 15, 16, 19), real processes throughout:
+ * svc-cron with the Redis lock (one run per tick, a dead lock holder, Redis down), real processes throughout:
  * - three svc-cron processes, one job every second: each tick runs exactly once, all of them run;
  * - `kill -9` of the process that fired the latest tick: at most one tick is lost, later ticks run elsewhere;
  * - Redis down: nothing runs, the worker says so once; runs resume within about a tick after Redis is back.

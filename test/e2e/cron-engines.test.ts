@@ -1,7 +1,7 @@
 /**
- * Exactly one run per tick across engines (RELIABILITY.md scenario 15): two engines, each with its own svc-cron
- * process on the same Redis, and the same cron binding (same trigger id, as a worker that reconnects to another
- * engine keeps its trigger ids) registered on both through a raw protocol client. Each tick runs once in total.
+ * Exactly one run per tick across engines: two engines, each with its own svc-cron process on the same Redis, and the
+ * same cron binding (same trigger id, as a worker that reconnects to another engine keeps its trigger ids) registered
+ * on both through a raw protocol client. Each tick runs once in total.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';

@@ -1,5 +1,5 @@
 /**
- * Paused svc-cron processes (SIGSTOP / SIGCONT: the GC-pause model of RELIABILITY.md scenarios 17 and 18):
+ * Paused svc-cron processes (SIGSTOP / SIGCONT, the way a long GC pause or a frozen VM stops a process):
  * - alone: while paused nothing runs; after SIGCONT there is at most one late run, never a burst of catch-up runs;
  * - beside another process on Redis, paused for 2 × lock_ttl_ms: the other runs every tick meanwhile, and after the
  *   pause each tick still runs exactly once.

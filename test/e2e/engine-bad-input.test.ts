@@ -1,7 +1,7 @@
 /**
- * RELIABILITY.md scenarios 3 and 6 (plus the flood of issue 2): malformed, unknown, incomplete and oversized
- * frames, forged results, a registration flood and a worker that stops reading. Each gets an error reply or a
- * close, the engine stays up, and a healthy iii-sdk pair running calls all along sees no failed call.
+ * Bad input on the worker socket: malformed, unknown, incomplete and oversized frames, forged results, a registration
+ * flood and a worker that stops reading. Each gets an error reply or a close, the engine stays up, and a healthy
+ * iii-sdk pair running calls all along sees no failed call.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -179,7 +179,7 @@ describe('floods and slow consumers', () => {
       const res = await c.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
       expect((res.error as { code: string }).code).toBe('invocation_timeout');
       if (timeoutMs === 1000) {
-        // RELIABILITY.md scenario 3: the engine answers at the deadline (± scheduling on a shared machine)
+        // the engine answers at the deadline (± scheduling on a shared machine)
         expect(Date.now() - sentAt).toBeGreaterThanOrEqual(990);
         expect(Date.now() - sentAt).toBeLessThan(1400);
       }

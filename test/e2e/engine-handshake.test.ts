@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md scenario 26 on the engine port: an upgrade request whose headers trickle in is cut at
+ * Slow handshakes and header bombs on the engine port: an upgrade request whose headers trickle in is cut at
  * `handshake_timeout_ms`, a header bomb is refused without a crash, and real workers keep connecting meanwhile.
  */
 import { connect } from 'node:net';

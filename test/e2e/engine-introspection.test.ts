@@ -1,7 +1,7 @@
 /**
- * The engine's own functions and topology triggers (PROTOCOL.md §1.7, §4.1, §4.2) through the real iii-sdk:
- * shapes of engine::functions/workers/triggers/registered-triggers/health, and workers-available /
- * functions-available firing on every change without polling delay.
+ * The engine's own functions and topology triggers (docs/protocol.md, sections 1.6 and 4; docs/compatibility.md,
+ * "Functions") through the real iii-sdk: shapes of engine::functions/workers/triggers/registered-triggers/health, and
+ * workers-available / functions-available firing on every change without polling delay.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerWorker, type IIIClient } from 'iii-sdk';

@@ -1,7 +1,7 @@
 /**
- * `reattach` (PROTOCOL.md §1.5) with the real iii-sdk: the worker's socket dies on its side only (a proxy drops
- * it, the engine sees nothing), the worker reconnects and sends `reattach` with its token, and the engine evicts
- * the stale connection at once instead of keeping a ghost replica until the heartbeat notices.
+ * `reattach` (docs/protocol.md, "1.5 Reconnecting") with the real iii-sdk: the worker's socket dies on its side only (a
+ * proxy drops it, the engine sees nothing), the worker reconnects and sends `reattach` with its token, and the engine
+ * evicts the stale connection at once instead of keeping a ghost replica until the heartbeat notices.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

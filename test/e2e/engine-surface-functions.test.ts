@@ -1,7 +1,8 @@
 /**
- * The rest of the engine's function surface (PROTOCOL.md §2.14, §4.1), from the unmodified iii-sdk and raw
- * sockets: ownerless bindings through engine::register_trigger / unregister_trigger, registerservice stored and
- * listed, configuration::* with the configuration trigger type, and engine::baggage::*.
+ * The rest of the engine's function surface (docs/compatibility.md, "Functions", "Configuration" and "Wire messages"),
+ * from the unmodified iii-sdk and raw sockets: ownerless bindings through engine::register_trigger /
+ * unregister_trigger, registerservice stored and listed, configuration::* with the configuration trigger type, and
+ * engine::baggage::*.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The supervisor gives up, loudly, after too many crashes in its window (RELIABILITY.md 38a: supervisor intensity).
- * Drives `SupervisedProcess` directly with a small policy so the test takes a second, with real child processes.
+ * The supervisor gives up, loudly, after too many crashes in its window (a crash loop is not restarted forever). Drives
+ * `SupervisedProcess` directly with a small policy so the test takes a second, with real child processes.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

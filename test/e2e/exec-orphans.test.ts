@@ -1,7 +1,7 @@
 /**
- * RELIABILITY.md 38b: after `kill -9` of the engine nothing it spawned is left running. Two mechanisms: on Linux
- * the kernel SIGTERMs each child when the engine dies (setpriv --pdeathsig), and a capability worker also exits on
- * its own once its engine connection is gone for good (SVC_SUPERVISED=1).
+ * After `kill -9` of the engine nothing it spawned is left running. Two mechanisms: on Linux the kernel SIGTERMs each
+ * child when the engine dies (setpriv --pdeathsig), and a capability worker also exits on its own once its engine
+ * connection is gone for good (SVC_SUPERVISED=1).
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 /**
- * The exec module as a user runs it: `svc -c <config>` with a `modules::shell::ExecModule` entry, real child
- * processes (RELIABILITY.md scenario 38 a, c, d; watch restart).
+ * The exec module as a user runs it: `svc -c <config>` with a `modules::shell::ExecModule` entry, real child processes
+ * (restart with backoff, SIGTERM then SIGKILL after the grace period, arguments without a shell, restart on a watched
+ * change).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ describe('modules::shell::ExecModule', () => {
     const took = Date.now() - t0;
     engine = undefined;
     expect(code).toBe(0);
-    // RELIABILITY 38c: grace + 1 s; a little slack for a loaded CI machine.
+    // everything exits within the grace period + 1 s; a little slack for a loaded CI machine.
     expect(took).toBeLessThan(700 + 1500);
     expect(readEvents(polite).some((e) => e.event === 'sigterm')).toBe(true);
     expect(readEvents(stubborn).some((e) => e.event === 'sigterm')).toBe(true);

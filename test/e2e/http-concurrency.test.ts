@@ -1,8 +1,8 @@
 /**
- * RELIABILITY.md scenario 30 through real processes: 1,100 concurrent slow requests against svc-http with the
- * default `concurrency_request_limit` (1024) admit exactly 1,024 and answer the other 76 with 503 + Retry-After;
- * slots come back when admitted requests are aborted by the client and when they complete (no leaked slot).
- * Admitted requests are held by the worker until the test releases them, so the counts do not depend on timing.
+ * The concurrency limit through real processes: 1,100 concurrent slow requests against svc-http with the default
+ * `concurrency_request_limit` (1024) admit exactly 1,024 and answer the other 76 with 503 + Retry-After; slots come
+ * back when admitted requests are aborted by the client and when they complete (no leaked slot). Admitted requests are
+ * held by the worker until the test releases them, so the counts do not depend on timing.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Agent, request } from 'undici';

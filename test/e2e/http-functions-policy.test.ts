@@ -1,7 +1,7 @@
 /**
- * The outbound policy of HTTP functions (RELIABILITY.md Lesson 7, scenarios 32–36), on real sockets: every
- * refused URL is tried through the same guarded agent the engine module uses, against a loopback canary listener
- * that must record zero connections.
+ * The outbound policy of HTTP functions (literal addresses, resolved addresses, redirects, allowlist parsing and
+ * response limits), on real sockets: every refused URL is tried through the same guarded agent the engine module uses,
+ * against a loopback canary listener that must record zero connections.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -79,7 +79,7 @@ describe('checkIp', () => {
   });
 });
 
-describe('scenario 32: literal-address bypasses', () => {
+describe('literal-address bypasses', () => {
   let canary: Listener;
   beforeAll(async () => (canary = await listen()));
   afterAll(() => new Promise<void>((r) => canary.server.close(() => r())));
@@ -137,7 +137,7 @@ describe('scenario 32: literal-address bypasses', () => {
   });
 });
 
-describe('scenario 33: resolved addresses', () => {
+describe('resolved addresses', () => {
   it('refuses a name resolving to loopback, or to a public and a private address', async () => {
     const opts = (addresses: string[]): GuardOptions => ({
       blockPrivateIps: true,
@@ -209,7 +209,7 @@ function testCertificate(): { key: string; cert: string } | undefined {
 const tlsPair = testCertificate();
 
 // Skipped only where openssl is missing (it makes the throwaway certificate of the https origins).
-describe.skipIf(!tlsPair)('scenario 34: redirects', () => {
+describe.skipIf(!tlsPair)('redirects', () => {
   let canary: Listener;
   let origin: Listener;
   let other: Listener;
@@ -291,7 +291,7 @@ describe.skipIf(!tlsPair)('scenario 34: redirects', () => {
   });
 });
 
-describe('scenario 35: allowlist parsing', () => {
+describe('allowlist parsing', () => {
   it('matches the table exactly', () => {
     const policy = new UrlPolicy({
       url_allowlist: ['https://api.example.test'],
@@ -334,7 +334,7 @@ describe('scenario 35: allowlist parsing', () => {
   });
 });
 
-describe('scenario 36: response limits', () => {
+describe('response limits', () => {
   it('aborts a dripping upstream at the timeout and an oversized one at the cap', async () => {
     const upstream = await listen((req, res) => {
       if (req.url === '/drip') {

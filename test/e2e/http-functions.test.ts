@@ -227,7 +227,7 @@ async function loopbackName(): Promise<string | undefined> {
   return undefined;
 }
 
-describe('the policy through the engine (RELIABILITY.md scenario 32)', () => {
+describe('the policy through the engine (literal-address bypasses)', () => {
   let engine: EngineProcess;
   let canary: Awaited<ReturnType<typeof upstream>>;
   let worker: Child;

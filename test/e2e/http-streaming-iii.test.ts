@@ -1,8 +1,8 @@
 /**
- * Streaming HTTP through svc-http (PROTOCOL.md §6) with handlers written on the unmodified iii-sdk@0.22.1 and
- * iii's `http()` helper: a large upload streamed in past the buffered-body limit, a several-MiB download
- * byte-exact, Server-Sent Events flushed one by one and cancelled when the client leaves, urlencoded and multipart
- * forms, and a classic `{status_code, headers, body}` handler next to them.
+ * Streaming HTTP through svc-http (workers/http/README.md, "Streaming (data channels)") with handlers written on the
+ * unmodified iii-sdk@0.22.1 and iii's `http()` helper: a large upload streamed in past the buffered-body limit, a
+ * several-MiB download byte-exact, Server-Sent Events flushed one by one and cancelled when the client leaves,
+ * urlencoded and multipart forms, and a classic `{status_code, headers, body}` handler next to them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';

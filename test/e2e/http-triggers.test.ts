@@ -1,6 +1,7 @@
 /**
- * svc-http end to end: a real engine, svc-http as its own process, and functions in worker processes on both
- * SDKs (iii-sdk@0.22.1 and ours). Every status path of PROTOCOL.md §6 / issue 4, with real HTTP requests.
+ * svc-http end to end: a real engine, svc-http as its own process, and functions in worker processes on both SDKs
+ * (iii-sdk@0.22.1 and ours). Every status path svc-http answers (docs/errors.md, "HTTP triggers (svc-http)"), with real
+ * HTTP requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';

@@ -1,8 +1,8 @@
 /**
- * RELIABILITY.md scenario 7 at small scale: `kill -9` of svc-queue (file store) while producers enqueue through
+ * A crash under queue load, at small scale: `kill -9` of svc-queue (file store) while producers enqueue through
  * TriggerAction.Enqueue; restart on the same directory; drain. Checker: every acknowledged enqueue ran (lost = 0),
- * nothing ran that was never enqueued (unexpected = 0), duplicates bounded by the jobs that could be mid-attempt at
- * the kill; and a liveness floor: ≥ 95 % of the enqueues after the restart succeed.
+ * nothing ran that was never enqueued (unexpected = 0), duplicates bounded by the jobs that could be mid-attempt at the
+ * kill; and a liveness floor: ≥ 95 % of the enqueues after the restart succeed.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

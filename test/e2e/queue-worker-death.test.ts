@@ -1,9 +1,9 @@
 /**
- * RELIABILITY.md scenario 9 in the product's shape: the worker running the queued function kills itself (SIGKILL)
- * on 10 % of attempts and is restarted (three such workers, four jobs at a time). A death also stops the other
- * calls in flight on that worker, so many jobs exhaust their attempts. Pass: every job ends completed or in dead
- * letters with attempts ≤ max_attempts; checker lost = 0, no duplicates; and once the fault is healed, a redrive
- * completes every dead-lettered job (liveness).
+ * A worker killed mid-job, in the product's shape: the worker running the queued function kills itself (SIGKILL) on
+ * 10 % of attempts and is restarted (three such workers, four jobs at a time). A death also stops the other calls in
+ * flight on that worker, so many jobs exhaust their attempts. Pass: every job ends completed or in dead letters with
+ * attempts ≤ max_attempts; checker lost = 0, no duplicates; and once the fault is healed, a redrive completes every
+ * dead-lettered job (liveness).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

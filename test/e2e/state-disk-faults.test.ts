@@ -1,8 +1,8 @@
 /**
- * RELIABILITY.md scenario 20, second half: fsync errors injected into svc-state (libfiu's `fiu-run`, faults switched
- * on with `fiu-ctrl` once it is up). Every write is either acknowledged and present after a restart, or answered
- * with an error; after the first failed fsync the store acknowledges nothing more; the process stays up.
- * Needs `fiu-run` / `fiu-ctrl` (Debian package fiu-utils); skipped with that reason when they are missing.
+ * Disk faults: fsync errors injected into svc-state (libfiu's `fiu-run`, faults switched on with `fiu-ctrl` once it is
+ * up). Every write is either acknowledged and present after a restart, or answered with an error; after the first
+ * failed fsync the store acknowledges nothing more; the process stays up. Needs `fiu-run` / `fiu-ctrl` (Debian package
+ * fiu-utils); skipped with that reason when they are missing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * Crash durability of the file store (RELIABILITY.md scenario 20): 1,000 concurrent `state::set` calls, `kill -9`
- * of svc-state while some are still in flight, restart on the same file: every acknowledged write is there with its
- * value, and the file passes SQLite's integrity check.
+ * Crash durability of the file store (workers/state/README.md, "Stores and durability"): 1,000 concurrent `state::set`
+ * calls, `kill -9` of svc-state while some are still in flight, restart on the same file: every acknowledged write is
+ * there with its value, and the file passes SQLite's integrity check.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

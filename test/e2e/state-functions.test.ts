@@ -1,6 +1,7 @@
 /**
- * svc-state as a real process behind a real engine: the `state::*` functions with PROTOCOL.md §4.1 shapes, from
- * our SDK and from the real iii-sdk client, `context.state` inside a handler, and bad input answered with codes.
+ * svc-state as a real process behind a real engine: the `state::*` functions with the shapes of
+ * workers/state/README.md, from our SDK and from the real iii-sdk client, `context.state` inside a handler, and bad
+ * input answered with codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWorker as registerIiiWorker, type IIIClient } from 'iii-sdk';

@@ -1,7 +1,7 @@
 /**
- * The `state` trigger type over real processes (RELIABILITY.md scenario 21): payload shape and filters, one event
- * per committed change in commit order per key, a condition function, a slow handler that does not hold writers
- * back, and the bound on pending deliveries (writers wait; no event is dropped).
+ * The `state` trigger type over real processes (workers/state/README.md, "Trigger type `state`"): payload shape and
+ * filters, one event per committed change in commit order per key, a condition function, a slow handler that does not
+ * hold writers back, and the bound on pending deliveries (writers wait; no event is dropped).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcClient } from '@svc/sdk';

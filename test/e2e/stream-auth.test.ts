@@ -1,7 +1,7 @@
 /**
- * `auth_function` (SPEC.md "Authentication" 1, RELIABILITY.md scenario 27): called before the upgrade with the
- * request's headers, path, raw query and address; a denial is HTTP 401, a failure 500, a hang 503 at the auth
- * timeout, never a WebSocket. The context it returns reaches the join handlers.
+ * `auth_function` (workers/stream/README.md, "Client socket and `auth_function`"): called before the upgrade with the
+ * request's headers, path, raw query and address; a denial is HTTP 401, a failure 500, a hang 503 at the auth timeout,
+ * never a WebSocket. The context it returns reaches the join handlers.
  */
 import type { SvcClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

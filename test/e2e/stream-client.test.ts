@@ -1,6 +1,6 @@
 /**
  * svc-stream end to end: a real engine, svc-stream as its own process, a worker using the SDK, and the real client
- * `@motiadev/stream-client-node` subscribing over the client socket (PROTOCOL.md §10).
+ * `@motiadev/stream-client-node` subscribing over the client socket (docs/protocol.md, "6. The stream client socket").
  */
 import { Stream } from '@motiadev/stream-client-node';
 import type { SvcClient } from '@svc/sdk';
@@ -142,7 +142,7 @@ describe('svc-stream with the real stream client', () => {
     }
   });
 
-  it('answers the read functions with PROTOCOL.md shapes', async () => {
+  it('answers the read functions with the documented shapes', async () => {
     await call('stream::set', { stream_name: 'shapes', group_id: 'g1', item_id: 'x', data: { id: 'x' } });
     await call('stream::set', { stream_name: 'shapes', group_id: 'g2', item_id: 'y', data: { id: 'y' } });
     expect(await call('stream::get', { stream_name: 'shapes', group_id: 'g1', item_id: 'x' })).toEqual({ id: 'x' });

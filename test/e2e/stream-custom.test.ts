@@ -1,7 +1,7 @@
 /**
- * Custom stream implementations (PROTOCOL.md §4.1): a worker using iii-sdk@0.22.1 `createStream` registers
- * `stream::<op>(<stream>)`; svc-stream then calls it instead of its adapter for that stream, for the functions and
- * for the sync, and still pushes the change events to clients. Other streams keep using the adapter.
+ * Custom stream implementations (workers/stream/README.md, "Functions"): a worker using iii-sdk@0.22.1 `createStream`
+ * registers `stream::<op>(<stream>)`; svc-stream then calls it instead of its adapter for that stream, for the
+ * functions and for the sync, and still pushes the change events to clients. Other streams keep using the adapter.
  */
 import { registerWorker, type IIIClient } from 'iii-sdk';
 import { createStream } from 'iii-sdk/helpers';

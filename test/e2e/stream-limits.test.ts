@@ -1,7 +1,7 @@
 /**
- * The client socket limits on the real svc-stream process (RELIABILITY.md scenarios 23–25, 28): oversize frame →
- * 1009, a client that stops reading is disconnected while others keep receiving, a client that stops answering
- * pings is dropped, a flood is closed with 1008; the process stays up through all of it.
+ * The client socket limits on the real svc-stream process: oversize frame → 1009, a client that stops reading is
+ * disconnected while others keep receiving, a client that stops answering pings is dropped, a flood is closed with
+ * 1008; the process stays up through all of it.
  */
 import type { SvcClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

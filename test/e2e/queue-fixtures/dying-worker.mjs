@@ -1,6 +1,5 @@
-// A worker whose handler kills its own process (SIGKILL) on a share of attempts (RELIABILITY.md scenario 9) while
-// the file FAULT_FILE exists (the test deletes it to heal the fault). Completed jobs are appended to
-// COMPLETIONS_FILE, so the log survives the process.
+// A worker whose handler kills its own process (SIGKILL) on a share of attempts while the file FAULT_FILE exists (the
+// test deletes it to heal the fault). Completed jobs are appended to COMPLETIONS_FILE, so the log survives the process.
 import { appendFileSync, existsSync } from 'node:fs';
 import pino from 'pino';
 import { registerWorker } from '../../../sdk/dist/index.js';
