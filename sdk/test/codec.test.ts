@@ -1,4 +1,5 @@
 /** The frame codec: what it accepts, what it refuses and why, at the edge where untrusted text becomes a message. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeFrame, isUuid } from '../src/index.js';
 
@@ -16,6 +17,21 @@ describe('isUuid', () => {
     [null, false],
   ])('%s → %s', (value, expected) => {
     expect(isUuid(value)).toBe(expected);
+  });
+
+  it('agrees with the 8-4-4-4-12 pattern for any 36 characters', () => {
+    const pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const char = fc.constantFrom(...'0123456789abcdefABCDEF-gG/:`@é\u0100\u0130'.split(''));
+    const mostlyUuid = fc.array(char, { minLength: 36, maxLength: 36 }).map((cs) => {
+      for (const i of [8, 13, 18, 23]) if (cs[i] !== 'g') cs[i] = '-';
+      return cs.join('');
+    });
+    fc.assert(
+      fc.property(
+        fc.oneof(mostlyUuid, fc.string({ minLength: 36, maxLength: 36 })),
+        (v) => isUuid(v) === pattern.test(v),
+      ),
+    );
   });
 });
 
