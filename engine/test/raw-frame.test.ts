@@ -48,6 +48,8 @@ describe('spliceCallerId', () => {
   it('declines frames it cannot splice safely', () => {
     expect(spliceCallerId('{"data":{"a":1},"data":{"b":2}}', ID)).toBeUndefined();
     expect(spliceCallerId('{"d\\u0061ta":{"a":1},"data":{"b":2}}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"data":{"a":1},"d\\u0061ta":{"b":2}}', ID)).toBeUndefined();
+    expect(spliceCallerId('{"type":"x","data":{"a":1},"metadata":{"data":2},"data":{"b":2}}', ID)).toBeUndefined();
     expect(spliceCallerId('{"data":[1,2]}', ID)).toBeUndefined();
     expect(spliceCallerId('{"data":"text"}', ID)).toBeUndefined();
     expect(spliceCallerId('{"type":"invokefunction"}', ID)).toBeUndefined();

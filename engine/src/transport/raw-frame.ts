@@ -94,6 +94,38 @@ function dataSpan(text: string): { start: number; end: number } | undefined {
   return span;
 }
 
+const DATA_KEY = '"data":';
+
+/**
+ * Where the top-level `data` value starts, found without walking the payload: `"data":` cannot occur inside a
+ * JSON string (its closing quote would be escaped), so its first occurrence is a key; it is `data`'s own when the
+ * keys before it, walked one by one, lead to it (depth 1), and the only one when none follows (so not a
+ * duplicate, nor an escaped spelling of one: no backslash follows either). Undefined when any of that does not
+ * hold: `dataSpan` then decides, walking every key.
+ */
+function quickDataStart(text: string): number | undefined {
+  const at = text.indexOf(DATA_KEY);
+  if (at < 0) return undefined;
+  const valueAt = at + DATA_KEY.length;
+  if (text.indexOf(DATA_KEY, valueAt) >= 0 || text.indexOf('\\', valueAt) >= 0) return undefined;
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  i = skipSpace(text, i + 1);
+  while (i < at) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = skipString(text, i);
+    if (keyEnd < 0 || text.lastIndexOf('\\', keyEnd) > i) return undefined;
+    i = skipSpace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    const end = skipValue(text, skipSpace(text, i + 1));
+    if (end < 0) return undefined;
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== COMMA) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+  return i === at ? skipSpace(text, valueAt) : undefined;
+}
+
 /**
  * The frame with `"_caller_worker_id":"<workerId>"` added as the first key of its top-level `data` object, or
  * undefined when the frame is not in the simple shape this handles. `text` must already be valid JSON (the
@@ -101,12 +133,12 @@ function dataSpan(text: string): { start: number; end: number } | undefined {
  */
 export function spliceCallerId(text: string, workerId: string): string | undefined {
   try {
-    const span = dataSpan(text);
-    if (span === undefined || text.charCodeAt(span.start) !== OPEN_BRACE) return undefined;
-    const afterBrace = skipSpace(text, span.start + 1);
+    const start = quickDataStart(text) ?? dataSpan(text)?.start;
+    if (start === undefined || text.charCodeAt(start) !== OPEN_BRACE) return undefined;
+    const afterBrace = skipSpace(text, start + 1);
     const empty = text.charCodeAt(afterBrace) === CLOSE_BRACE;
     const field = `"_caller_worker_id":${JSON.stringify(workerId)}${empty ? '' : ','}`;
-    return text.slice(0, span.start + 1) + field + text.slice(span.start + 1);
+    return text.slice(0, start + 1) + field + text.slice(start + 1);
   } catch {
     return undefined;
   }
