@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
 import { waitFor } from './backends.js';
@@ -98,6 +99,67 @@ describe('builtin file store', () => {
     await b.consume('slow', async (job) => void ran.push(job.id));
     await waitFor(() => ran.length === 1, 2000, 'the job to run again');
     expect(ran).toEqual(['stuck']);
+    await b.close();
+  });
+
+  it('keeps a job per queue when two queues are given the same id, across a restart', async () => {
+    const dir = tempDir();
+    const a = open(dir);
+    await a.start();
+    await a.enqueue('left', { id: 'same', function_id: 'f', data: { side: 'left' } });
+    await a.enqueue('right', { id: 'same', function_id: 'f', data: { side: 'right' } });
+    await a.close();
+
+    const b = open(dir);
+    await b.start();
+    const seen: unknown[] = [];
+    await b.consume('left', async (job) => void seen.push(job.data));
+    await b.consume('right', async (job) => void seen.push(job.data));
+    await waitFor(() => seen.length === 2, 2000, 'both jobs');
+    expect(seen).toEqual(expect.arrayContaining([{ side: 'left' }, { side: 'right' }]));
+    await b.close();
+  });
+
+  it('opens a file written with id-keyed rows: its jobs run in their order, its totals are kept', async () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, 'queue.db'));
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE jobs (
+      id TEXT PRIMARY KEY, queue TEXT NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
+      run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL, failed_at INTEGER NOT NULL);
+      CREATE TABLE totals (queue TEXT PRIMARY KEY, completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0);
+      INSERT INTO totals VALUES ('old', 5, 1);`);
+    const insert = db.prepare('INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?)');
+    const payload = (i: number) => JSON.stringify({ function_id: 'f', data: { i } });
+    // ids sort differently from their order: the order is the seq
+    for (const [id, seq] of [
+      ['c', 3],
+      ['a', 7],
+      ['b', 12],
+    ] as const) {
+      insert.run(id, 'old', seq, 'waiting', 0, 0, payload(seq), null, Date.now(), 0);
+    }
+    insert.run('d', 'old', 20, 'dead', 3, 0, payload(20), JSON.stringify({ code: 'x', message: 'gone' }), 1, 2);
+    db.close();
+
+    const a = open(dir);
+    await a.start();
+    expect(await a.topicStats('old')).toMatchObject({ waiting: 3, dead: 1, completed: 5, failed: 1 });
+    const ran: string[] = [];
+    await a.consume('old', async (job) => void ran.push(job.id));
+    await waitFor(() => ran.length === 3, 2000, 'the old jobs');
+    expect(ran).toEqual(['c', 'a', 'b']);
+    // a new job goes after the old ones, and survives a restart like any other
+    await a.enqueue('old', { id: 'e', function_id: 'f', data: null });
+    await waitFor(() => ran.length === 4, 2000, 'the new job');
+    await a.enqueue('later', { id: 'f', function_id: 'f', data: null });
+    await a.close();
+
+    const b = open(dir);
+    await b.start();
+    expect(await b.topicStats('old')).toMatchObject({ waiting: 0, dead: 1, completed: 9, failed: 1 });
+    expect((await b.listDeadLetters('old', 0, 10)).messages).toMatchObject([{ id: 'd', error: { message: 'gone' } }]);
+    expect(await b.topicStats('later')).toMatchObject({ waiting: 1 });
     await b.close();
   });
 });

@@ -3,7 +3,7 @@
  * dispatch loop that keeps up to `concurrency` handlers running. Every state change is written through the store;
  * the job only becomes runnable once its insert is durable.
  */
-import type { JobPatch, JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
+import type { JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
 import { backoffDelay, DEDUPE_WINDOW_MS, toErrorInfo } from './types.js';
 import { QueueErrorCode } from '../error-codes.js';
@@ -121,9 +121,11 @@ export class BuiltinQueue {
   }
 
   async discard(id: string): Promise<boolean> {
-    if (!this.dead.delete(id)) return false;
+    const row = this.dead.get(id);
+    if (!row) return false;
+    this.dead.delete(id);
     this.jobs.delete(id);
-    await this.store.remove(id);
+    await this.store.remove(row);
     return true;
   }
 
@@ -177,7 +179,7 @@ export class BuiltinQueue {
     this.jobs.delete(row.id);
     if (row.dedupe !== false) this.remember(row.id);
     this.totals.completed += 1;
-    this.store.remove(row.id, this.outcome('completed'), false).catch(this.onStoreError);
+    this.store.remove(row, this.outcome('completed'), false).catch(this.onStoreError);
     this.pump();
   }
 
@@ -230,14 +232,7 @@ export class BuiltinQueue {
   /** Records a state change; `wait` makes the caller await durability (admin operations). */
   private setState(row: JobRow, state: JobRow['state'], wait: boolean, outcome?: Outcome): Promise<void> {
     row.state = state;
-    const patch: JobPatch = {
-      state,
-      attempts: row.attempts,
-      runAt: row.runAt,
-      lastError: row.lastError,
-      failedAt: row.failedAt,
-    };
-    const p = this.store.update(row.id, patch, outcome, wait);
+    const p = this.store.update(row, outcome, wait);
     if (wait) return p;
     p.catch(this.onStoreError);
     return Promise.resolve();
