@@ -81,6 +81,7 @@ export class StoreLockedError extends Error {
 }
 
 export class FileJobStore implements JobStore {
+  readonly immediate = false;
   private readonly db: Database.Database;
   private ops: Op[] = [];
   private waiters: Waiter[] = [];

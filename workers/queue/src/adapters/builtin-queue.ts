@@ -44,10 +44,18 @@ export class BuiltinQueue {
     return this.jobs.has(id) || this.completed.has(id);
   }
 
-  /** Adds a job; resolves once it is durable. */
-  async add(row: JobRow): Promise<void> {
+  /** Adds a job; resolves once it is durable (a store that keeps nothing: at once, and the job may run now). */
+  add(row: JobRow): Promise<void> {
     this.jobs.set(row.id, row);
     const insert = this.store.insert(row);
+    if (this.store.immediate) {
+      this.pushReady(row);
+      return insert;
+    }
+    return this.addDurable(row, insert);
+  }
+
+  private async addDurable(row: JobRow, insert: Promise<void>): Promise<void> {
     this.inserting.set(row.id, insert);
     try {
       await insert;
@@ -163,14 +171,17 @@ export class BuiltinQueue {
   private run(row: JobRow, handler: JobHandler): void {
     row.attempts += 1;
     void this.setState(row, 'active', false);
-    const job = toJob(row, this.settings.maxAttempts);
-    const signal = this.abort.signal;
-    const done = Promise.resolve()
-      .then(() => handler(job, signal))
-      .then(
-        () => this.complete(row),
-        (err: unknown) => this.fail(row, err),
-      );
+    let attempt: Promise<void>;
+    try {
+      attempt = handler(toJob(row, this.settings.maxAttempts), this.abort.signal);
+    } catch (err) {
+      attempt = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    // settles on a later microtask, so `running` holds the job before complete / fail remove it
+    const done = attempt.then(
+      () => this.complete(row),
+      (err: unknown) => this.fail(row, err),
+    );
     this.running.set(row.id, done);
   }
 

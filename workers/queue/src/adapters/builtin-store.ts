@@ -43,6 +43,8 @@ export interface Totals {
 }
 
 export interface JobStore {
+  /** True for a store whose writes complete at once (it keeps nothing): a new job need not wait for its insert. */
+  readonly immediate: boolean;
   /** Every job persisted, in `seq` order. */
   load(): Promise<JobRow[]>;
   /** The totals persisted per queue (empty for a store that keeps nothing). */
@@ -67,6 +69,7 @@ export interface JobStore {
 const done = Promise.resolve();
 
 export class MemoryJobStore implements JobStore {
+  readonly immediate = true;
   load(): Promise<JobRow[]> {
     return Promise.resolve([]);
   }
