@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
+import { FileJobStore } from '../src/adapters/builtin-file-store.js';
+import type { JobRow } from '../src/adapters/builtin-store.js';
 import { waitFor } from './backends.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -161,5 +163,73 @@ describe('builtin file store', () => {
     expect((await b.listDeadLetters('old', 0, 10)).messages).toMatchObject([{ id: 'd', error: { message: 'gone' } }]);
     expect(await b.topicStats('later')).toMatchObject({ waiting: 1 });
     await b.close();
+  });
+
+  it("writes a turn's changes in order: after a restart each row is as its last change left it", async () => {
+    const dir = tempDir();
+    const store = new FileJobStore(dir, 60_000);
+    const row = (seq: number): JobRow => ({
+      id: `j${seq}`,
+      queue: seq === 7 ? 'other' : 'q',
+      seq,
+      state: 'waiting',
+      attempts: 0,
+      runAt: 0,
+      function_id: 'f',
+      data: { seq },
+      traceparent: null,
+      baggage: null,
+      condition_function_id: null,
+      lastError: null,
+      enqueuedAt: 1,
+      failedAt: 0,
+    });
+    const [r1, r2, r3, r4, r5, r6, r7, r8, r9] = [
+      row(1),
+      row(2),
+      row(3),
+      row(4),
+      row(5),
+      row(6),
+      row(7),
+      row(8),
+      row(9),
+    ];
+    await Promise.all([r1, r2, r3, r4, r5, r6, r7, r8, r9].map((r) => store.insert(r)));
+    const writes: Promise<void>[] = [];
+    const set = (r: JobRow, patch: Partial<JobRow>) => {
+      Object.assign(r, patch);
+      writes.push(store.update(r, undefined, false));
+    };
+    // one turn: 1–6 start, then 2 fails into a retry, 3 and 4 complete, 5 is dead-lettered; 8 is removed while
+    // 7 (another queue, between them) starts; 9 is inserted and started in the same turn
+    for (const r of [r1, r2, r3, r4, r5, r6]) set(r, { state: 'active', attempts: 1 });
+    set(r2, { state: 'delayed', runAt: 5000, lastError: { code: 'x', message: 'retry me' } });
+    writes.push(store.remove(r3, { queue: 'q', kind: 'completed' }, false));
+    writes.push(store.remove(r4, { queue: 'q', kind: 'completed' }, false));
+    set(r5, { state: 'dead', failedAt: 9, lastError: { code: 'y', message: 'gave up' } });
+    set(r7, { state: 'active', attempts: 1 });
+    writes.push(store.remove(r8, { queue: 'q', kind: 'completed' }, false));
+    const r10 = row(10);
+    writes.push(store.insert(r10));
+    set(r10, { state: 'active', attempts: 1 });
+    set(r9, { state: 'active', attempts: 2 });
+    await Promise.all(writes);
+    await store.close();
+
+    const again = new FileJobStore(dir, 60_000);
+    const loaded = await again.load();
+    const view = loaded.map((r) => [r.seq, r.state, r.attempts, r.runAt, r.lastError?.message ?? null, r.failedAt]);
+    expect(view).toEqual([
+      [1, 'active', 1, 0, null, 0],
+      [2, 'delayed', 1, 5000, 'retry me', 0],
+      [5, 'dead', 1, 0, 'gave up', 9],
+      [6, 'active', 1, 0, null, 0],
+      [7, 'active', 1, 0, null, 0],
+      [9, 'active', 2, 0, null, 0],
+      [10, 'active', 1, 0, null, 0],
+    ]);
+    expect((await again.loadTotals()).get('q')).toEqual({ completed: 3, failed: 0 });
+    await again.close();
   });
 });
