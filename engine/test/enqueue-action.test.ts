@@ -8,6 +8,7 @@ import {
   createEnqueueModule,
   ENQUEUE_BATCH_FUNCTION_ID,
   MAX_BATCH_JOBS,
+  MAX_BATCH_TEXT,
   NO_QUEUE_PROVIDER_MESSAGE,
 } from '../src/modules/enqueue/index.js';
 import { moduleTestBed } from './module-context.js';
@@ -169,6 +170,18 @@ describe('enqueue action handler, batched hand-over', () => {
     await turn();
     const sizes = queue.conn.of('invokefunction').map((c) => (c.data as { jobs: unknown[] }).jobs.length);
     expect(sizes).toEqual([MAX_BATCH_JOBS, 3, 1]);
+  });
+
+  it(`keeps each call under ${MAX_BATCH_TEXT} characters of JSON; a larger job goes alone`, async () => {
+    const { queue, enqueue } = await batchSetup();
+    const third = 'x'.repeat(MAX_BATCH_TEXT / 3);
+    for (let i = 0; i < 3; i++) enqueue('f', { text: third });
+    enqueue('f', { text: 'y'.repeat(MAX_BATCH_TEXT) });
+    enqueue('f', { small: true });
+    await turn();
+    const batches = queue.conn.of('invokefunction').map((c) => (c.data as { jobs: Job[] }).jobs);
+    expect(batches.map((jobs) => jobs.length)).toEqual([2, 1, 1, 1]);
+    expect(batches.slice(0, 2).every((jobs) => JSON.stringify({ jobs }).length <= MAX_BATCH_TEXT)).toBe(true);
   });
 
   it('hands over one call per enqueue while a lifecycle observer watches invocations (its spans and metrics)', async () => {

@@ -22,8 +22,11 @@ export const ENQUEUE_FUNCTION_ID = 'engine::queue::enqueue';
 export const ENQUEUE_BATCH_FUNCTION_ID = 'engine::queue::enqueue_batch';
 /** Most jobs in one batched hand-over. */
 export const MAX_BATCH_JOBS = 512;
-/** Most characters of JSON in one batched hand-over (a frame well under a worker's inbound limit). */
-export const MAX_BATCH_TEXT = 1 << 20;
+/**
+ * Most characters of JSON in one batched hand-over (a job larger than this goes alone): well under a worker's
+ * inbound frame limit and NATS's default message size, for a hand-over that crosses to another engine.
+ */
+export const MAX_BATCH_TEXT = 256 * 1024;
 /** `TriggerAction.Enqueue` failed: no `engine::queue::enqueue` provider, or the provider refused. */
 export const ENQUEUE_ERROR = 'enqueue_error';
 
@@ -119,13 +122,15 @@ class Batches {
       let from = 0;
       let size = 0;
       for (let i = 0; i < jobs.length; i++) {
-        size += jobs[i]!.text.length + 1;
-        if (i + 1 - from >= MAX_BATCH_JOBS || size >= MAX_BATCH_TEXT || i + 1 === jobs.length) {
-          this.send(timeoutMs, jobs.slice(from, i + 1));
-          from = i + 1;
+        const length = jobs[i]!.text.length + 1;
+        if (i > from && (i - from >= MAX_BATCH_JOBS || size + length > MAX_BATCH_TEXT)) {
+          this.send(timeoutMs, jobs.slice(from, i));
+          from = i;
           size = 0;
         }
+        size += length;
       }
+      this.send(timeoutMs, jobs.slice(from));
     }
   }
 
