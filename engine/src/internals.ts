@@ -44,6 +44,7 @@ export function createInternals(
     localReplicas: (functionId) => core.functions.get(functionId)?.replicaCount ?? 0,
     setPeerView: (view) => (peers = view),
     peerView: () => peers,
+    invocationsObserved: () => core.hooks.startObservers.length > 0 || core.hooks.settleObservers.length > 0,
     call: (functionId, data, options, onDone) => core.call(functionId, data, options, onDone),
     listWorkers: () => [...core.workers.values()].map(workerView),
     getWorker: (id) => {

@@ -4,7 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeWithShared, release, share, sharedText, shareWhileSending } from '../src/transport/shared-payload.js';
+import {
+  encodeWithShared,
+  release,
+  sendEncoded,
+  share,
+  sharedText,
+  shareWhileSending,
+} from '../src/transport/shared-payload.js';
 
 const frame = (data: unknown) => ({
   type: 'invokefunction' as const,
@@ -65,6 +72,21 @@ describe('shared payload', () => {
     await Promise.resolve();
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['{"n":1}', '{"n":1}']);
+    expect(sharedText(data)).toBeUndefined();
+  });
+
+  it("a sender's own encoding of its data is used while it sends, then forgotten", async () => {
+    const jobs = [
+      { queue: 'q', data: { n: 1 } },
+      { queue: 'q', data: null },
+    ];
+    const data = { jobs };
+    const own = JSON.stringify(data, null, 1); // spaced: distinguishable from what JSON.stringify would write
+    const written: string[] = [];
+    sendEncoded(data, own, () => written.push(encodeWithShared(frame(data))));
+    expect(written[0]).toContain(`"data":${own}`);
+    expect(JSON.parse(written[0]!)).toEqual(JSON.parse(JSON.stringify(frame(data))));
+    await Promise.resolve();
     expect(sharedText(data)).toBeUndefined();
   });
 });

@@ -99,6 +99,49 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     expect(got?.metadata).toEqual({ queue: Q, messageReceiptId: r.messageReceiptId, attempt: 1, maxAttempts: 3 });
   });
 
+  it('many enqueues at once: each caller gets its own receipt and each call runs once', async () => {
+    const n = 200;
+    const receipts = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        caller.trigger<{ messageReceiptId: string }>({
+          function_id: 'qe2e::record',
+          payload: { burst: RUN, i, text: 'x'.repeat(i * 50) },
+          action: TriggerAction.Enqueue({ queue: Q }),
+        }),
+      ),
+    );
+    expect(new Set(receipts.map((r) => r.messageReceiptId)).size).toBe(n);
+    await waitFor(() => received.filter((p) => p.burst === RUN).length >= n, 10_000, 'every burst call to run');
+    const ran = received.filter((p) => p.burst === RUN);
+    expect(ran.map((p) => p.i).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(ran.every((p) => p.text === 'x'.repeat(Number(p.i) * 50))).toBe(true);
+  });
+
+  it('engine::queue::enqueue_batch answers each job in order, refusing a malformed one alone', async () => {
+    const job = (tag: string) => ({
+      queue: Q,
+      function_id: 'qe2e::record',
+      data: { tag },
+      messageReceiptId: randomUUID(),
+      traceparent: null,
+      baggage: null,
+    });
+    const [good1, good2] = [job('batch-1'), job('batch-2')];
+    const { results } = await call<{ results: unknown[] }>('engine::queue::enqueue_batch', {
+      jobs: [good1, { ...job('bad'), function_id: '' }, good2],
+    });
+    expect(results).toEqual([
+      { messageReceiptId: good1.messageReceiptId },
+      { error: { code: 'invalid_arguments', message: expect.stringContaining('function_id') } },
+      { messageReceiptId: good2.messageReceiptId },
+    ]);
+    await waitFor(
+      () => received.some((p) => p.tag === 'batch-1') && received.some((p) => p.tag === 'batch-2'),
+      5000,
+      'both good jobs to run',
+    );
+  });
+
   it('retries a failing function with backoff and succeeds on a later attempt', async () => {
     failuresLeft.set('twice', 2);
     await caller.trigger({

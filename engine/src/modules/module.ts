@@ -95,6 +95,8 @@ export interface EngineInternals {
    */
   setPeerView(view: PeerView | undefined): void;
   peerView(): PeerView | undefined;
+  /** True while a lifecycle observer wants each invocation's start or settle (tracing, metrics). O(1). */
+  invocationsObserved(): boolean;
   /** Calls a function as the engine itself (through the dispatch middleware); `onDone` gets one outcome. */
   call(functionId: string, data: unknown, options: CallOptions, onDone: (outcome: InvocationOutcome) => void): void;
   /** Snapshots (built on demand, never on the invocation path). */

@@ -32,6 +32,19 @@ export function shareWhileSending(data: unknown, send: () => void): void {
   }
 }
 
+/**
+ * Runs `send` with `text` as the JSON of `data` (an object its sender built and encoded itself, and does not change),
+ * released like `shareWhileSending`: a connection that writes it uses the text instead of serialising it.
+ */
+export function sendEncoded(data: object, text: string, send: () => void): void {
+  texts.set(data, text);
+  try {
+    send();
+  } finally {
+    queueMicrotask(() => release(data));
+  }
+}
+
 /** The JSON text of a shared `data` (made once), or undefined when `data` is not shared. Throws as JSON.stringify. */
 export function sharedText(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return undefined;

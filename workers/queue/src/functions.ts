@@ -2,10 +2,10 @@
  * The functions svc-queue provides (listed in README.md): the enqueue hook behind `TriggerAction.Enqueue`, publish
  * to a topic, direct enqueue, and the admin functions the console's Queues page uses.
  */
-import type { HandlerContext, SvcClient } from '@svc/sdk';
+import { InvocationError, type HandlerContext, type SvcClient } from '@svc/sdk';
 import type { JobInput, QueueBackend } from './adapters/types.js';
 import type { Consumers } from './consumers.js';
-import { asObject, badInput, int, optStr, queueName, str } from './input.js';
+import { asObject, badInput, int, optStr, queueName, str, type Obj } from './input.js';
 import type { Subscriptions } from './triggers.js';
 import { QueueErrorCode } from './error-codes.js';
 
@@ -37,31 +37,58 @@ export function registerQueueFunctions(
     }
   };
 
+  /** One job the engine hands over (docs/protocol.md, "3.5 Enqueue"); `traceparent` is the span to run it under, if any. */
+  const enqueueFromEngine = async (o: Obj, f: string, traceparent: string | undefined): Promise<string> => {
+    const queue = str(o, 'queue', f);
+    const id = optStr(o, 'messageReceiptId', f);
+    if (!consumers.has(queue)) await consumers.ensure(queue);
+    const job: JobInput = {
+      function_id: str(o, 'function_id', f),
+      data: o.data ?? null,
+      traceparent: traceparent ?? optStr(o, 'traceparent', f) ?? null,
+      baggage: optStr(o, 'baggage', f) ?? null,
+    };
+    if (id) {
+      job.id = id;
+      job.dedupe = false; // the engine makes a fresh receipt id per call
+    }
+    return backend.enqueue(queue, job);
+  };
+
   fn(
     'engine::queue::enqueue',
     'Enqueues a function call (TriggerAction.Enqueue); resolves once durable',
     async (input, ctx) => {
       const f = 'engine::queue::enqueue';
-      const o = asObject(input, f);
-      const queue = str(o, 'queue', f);
-      const id = optStr(o, 'messageReceiptId', f);
-      if (!consumers.has(queue)) await consumers.ensure(queue);
-      const job: JobInput = {
-        function_id: str(o, 'function_id', f),
-        data: o.data ?? null,
-        // the job runs under this call's span (the engine's span of the enqueue), else the caller's trace
-        traceparent:
-          (client.telemetry !== undefined ? ctx.traceparent : undefined) ?? optStr(o, 'traceparent', f) ?? null,
-        baggage: optStr(o, 'baggage', f) ?? null,
-      };
-      if (id) {
-        job.id = id;
-        job.dedupe = false; // the engine makes a fresh receipt id per call
-      }
-      const messageReceiptId = await backend.enqueue(queue, job);
+      // the job runs under this call's span (the engine's span of the enqueue), else the caller's trace
+      const traceparent = client.telemetry !== undefined ? ctx.traceparent : undefined;
+      const messageReceiptId = await enqueueFromEngine(asObject(input, f), f, traceparent);
       return { messageReceiptId };
     },
   );
+
+  // The engine hands over a turn's enqueues in one call when this exists (engine/src/modules/enqueue). Not with
+  // telemetry: each job then runs under its own hand-over's span, which needs a call per job.
+  if (client.telemetry === undefined) {
+    fn(
+      'engine::queue::enqueue_batch',
+      'Enqueues several function calls handed over by the engine: {jobs: [...]} → {results: [...]} in order',
+      async (input) => {
+        const f = 'engine::queue::enqueue_batch';
+        const jobs = asObject(input, f).jobs;
+        if (!Array.isArray(jobs)) throw badInput(`${f}: 'jobs' must be an array`);
+        const results = await Promise.all(
+          jobs.map((o: unknown) =>
+            enqueueFromEngine(asObject(o, f), f, undefined).then(
+              (messageReceiptId) => ({ messageReceiptId }),
+              (err: unknown) => ({ error: errorInfo(err) }),
+            ),
+          ),
+        );
+        return { results };
+      },
+    );
+  }
 
   fn('queue::enqueue', 'Enqueues a call of function_id on a queue: {queue, function_id, data, id?}', async (input) => {
     const o = asObject(input, 'queue::enqueue');
@@ -172,4 +199,10 @@ function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
     if (!discarded) throw badInput(`no dead letter '${message_id}' in queue '${queue}'`, QueueErrorCode.NotFound);
     return { queue, message_id, discarded, redriven: false };
   });
+}
+
+/** A job's refusal as the batch answers it: the code and message the single hand-over's error would carry. */
+function errorInfo(err: unknown): { code: string; message: string } {
+  if (err instanceof InvocationError) return { code: err.code, message: err.detail };
+  return { code: 'invocation_failed', message: err instanceof Error ? err.message : String(err) };
 }

@@ -9,8 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
+import { FileJobStore } from '../src/adapters/builtin-file-store.js';
+import type { JobRow } from '../src/adapters/builtin-store.js';
 import { waitFor } from './backends.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -99,5 +102,134 @@ describe('builtin file store', () => {
     await waitFor(() => ran.length === 1, 2000, 'the job to run again');
     expect(ran).toEqual(['stuck']);
     await b.close();
+  });
+
+  it('keeps a job per queue when two queues are given the same id, across a restart', async () => {
+    const dir = tempDir();
+    const a = open(dir);
+    await a.start();
+    await a.enqueue('left', { id: 'same', function_id: 'f', data: { side: 'left' } });
+    await a.enqueue('right', { id: 'same', function_id: 'f', data: { side: 'right' } });
+    await a.close();
+
+    const b = open(dir);
+    await b.start();
+    const seen: unknown[] = [];
+    await b.consume('left', async (job) => void seen.push(job.data));
+    await b.consume('right', async (job) => void seen.push(job.data));
+    await waitFor(() => seen.length === 2, 2000, 'both jobs');
+    expect(seen).toEqual(expect.arrayContaining([{ side: 'left' }, { side: 'right' }]));
+    await b.close();
+  });
+
+  it('opens a file written with id-keyed rows: its jobs run in their order, its totals are kept', async () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, 'queue.db'));
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE jobs (
+      id TEXT PRIMARY KEY, queue TEXT NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
+      run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL, failed_at INTEGER NOT NULL);
+      CREATE TABLE totals (queue TEXT PRIMARY KEY, completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0);
+      INSERT INTO totals VALUES ('old', 5, 1);`);
+    const insert = db.prepare('INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?)');
+    const payload = (i: number) => JSON.stringify({ function_id: 'f', data: { i } });
+    // ids sort differently from their order: the order is the seq
+    for (const [id, seq] of [
+      ['c', 3],
+      ['a', 7],
+      ['b', 12],
+    ] as const) {
+      insert.run(id, 'old', seq, 'waiting', 0, 0, payload(seq), null, Date.now(), 0);
+    }
+    insert.run('d', 'old', 20, 'dead', 3, 0, payload(20), JSON.stringify({ code: 'x', message: 'gone' }), 1, 2);
+    db.close();
+
+    const a = open(dir);
+    await a.start();
+    expect(await a.topicStats('old')).toMatchObject({ waiting: 3, dead: 1, completed: 5, failed: 1 });
+    const ran: string[] = [];
+    await a.consume('old', async (job) => void ran.push(job.id));
+    await waitFor(() => ran.length === 3, 2000, 'the old jobs');
+    expect(ran).toEqual(['c', 'a', 'b']);
+    // a new job goes after the old ones, and survives a restart like any other
+    await a.enqueue('old', { id: 'e', function_id: 'f', data: null });
+    await waitFor(() => ran.length === 4, 2000, 'the new job');
+    await a.enqueue('later', { id: 'f', function_id: 'f', data: null });
+    await a.close();
+
+    const b = open(dir);
+    await b.start();
+    expect(await b.topicStats('old')).toMatchObject({ waiting: 0, dead: 1, completed: 9, failed: 1 });
+    expect((await b.listDeadLetters('old', 0, 10)).messages).toMatchObject([{ id: 'd', error: { message: 'gone' } }]);
+    expect(await b.topicStats('later')).toMatchObject({ waiting: 1 });
+    await b.close();
+  });
+
+  it("writes a turn's changes in order: after a restart each row is as its last change left it", async () => {
+    const dir = tempDir();
+    const store = new FileJobStore(dir, 60_000);
+    const row = (seq: number): JobRow => ({
+      id: `j${seq}`,
+      queue: seq === 7 ? 'other' : 'q',
+      seq,
+      state: 'waiting',
+      attempts: 0,
+      runAt: 0,
+      function_id: 'f',
+      data: { seq },
+      traceparent: null,
+      baggage: null,
+      condition_function_id: null,
+      lastError: null,
+      enqueuedAt: 1,
+      failedAt: 0,
+    });
+    const [r1, r2, r3, r4, r5, r6, r7, r8, r9] = [
+      row(1),
+      row(2),
+      row(3),
+      row(4),
+      row(5),
+      row(6),
+      row(7),
+      row(8),
+      row(9),
+    ];
+    await Promise.all([r1, r2, r3, r4, r5, r6, r7, r8, r9].map((r) => store.insert(r)));
+    const writes: Promise<void>[] = [];
+    const set = (r: JobRow, patch: Partial<JobRow>) => {
+      Object.assign(r, patch);
+      writes.push(store.update(r, undefined, false));
+    };
+    // one turn: 1–6 start, then 2 fails into a retry, 3 and 4 complete, 5 is dead-lettered; 8 is removed while
+    // 7 (another queue, between them) starts; 9 is inserted and started in the same turn
+    for (const r of [r1, r2, r3, r4, r5, r6]) set(r, { state: 'active', attempts: 1 });
+    set(r2, { state: 'delayed', runAt: 5000, lastError: { code: 'x', message: 'retry me' } });
+    writes.push(store.remove(r3, { queue: 'q', kind: 'completed' }, false));
+    writes.push(store.remove(r4, { queue: 'q', kind: 'completed' }, false));
+    set(r5, { state: 'dead', failedAt: 9, lastError: { code: 'y', message: 'gave up' } });
+    set(r7, { state: 'active', attempts: 1 });
+    writes.push(store.remove(r8, { queue: 'q', kind: 'completed' }, false));
+    const r10 = row(10);
+    writes.push(store.insert(r10));
+    set(r10, { state: 'active', attempts: 1 });
+    set(r9, { state: 'active', attempts: 2 });
+    await Promise.all(writes);
+    await store.close();
+
+    const again = new FileJobStore(dir, 60_000);
+    const loaded = await again.load();
+    const view = loaded.map((r) => [r.seq, r.state, r.attempts, r.runAt, r.lastError?.message ?? null, r.failedAt]);
+    expect(view).toEqual([
+      [1, 'active', 1, 0, null, 0],
+      [2, 'delayed', 1, 5000, 'retry me', 0],
+      [5, 'dead', 1, 0, 'gave up', 9],
+      [6, 'active', 1, 0, null, 0],
+      [7, 'active', 1, 0, null, 0],
+      [9, 'active', 2, 0, null, 0],
+      [10, 'active', 1, 0, null, 0],
+    ]);
+    expect((await again.loadTotals()).get('q')).toEqual({ completed: 3, failed: 0 });
+    await again.close();
   });
 });

@@ -16,15 +16,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { JobPatch, JobRow, JobState, JobStore, Outcome, Totals } from './builtin-store.js';
+import type { JobRow, JobState, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { ErrorInfo } from './types.js';
 import { QueueErrorCode } from '../error-codes.js';
 import { textOf } from '@svc/sdk';
 
+/** The row's fields an update writes, as they were when it was asked for. */
+type Patch = Pick<JobRow, 'seq' | 'state' | 'attempts' | 'runAt' | 'lastError' | 'failedAt'>;
+
 type Op =
   | { kind: 'insert'; row: JobRow }
-  | { kind: 'update'; id: string; patch: JobPatch; outcome?: Outcome | undefined }
-  | { kind: 'remove'; id: string; outcome?: Outcome | undefined };
+  | { kind: 'update'; patch: Patch; outcome?: Outcome | undefined }
+  | { kind: 'remove'; seq: number; outcome?: Outcome | undefined };
 
 interface Statements {
   insert: Database.Statement;
@@ -38,11 +41,30 @@ interface Waiter {
   reject(err: Error): void;
 }
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (
-  id TEXT PRIMARY KEY, queue TEXT NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
-  run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL, failed_at INTEGER NOT NULL);
+/**
+ * A job's row is keyed by its `seq` (the table's rowid), with no other index: an enqueue appends to the end of the
+ * table and a job's later changes touch the few pages its neighbours in the queue share, so a transaction writes a
+ * handful of pages whatever its number of jobs (an index on the random job ids dirtied one more page per job and
+ * change). Ids need no index: the adapter keeps every stored job in memory and finds them there.
+ */
+const JOBS_COLUMNS = `seq INTEGER PRIMARY KEY, id TEXT NOT NULL, queue TEXT NOT NULL, state TEXT NOT NULL,
+  attempts INTEGER NOT NULL, run_at INTEGER NOT NULL, payload TEXT NOT NULL, last_error TEXT, enqueued_at INTEGER NOT NULL,
+  failed_at INTEGER NOT NULL`;
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (${JOBS_COLUMNS});
 CREATE TABLE IF NOT EXISTS totals (
   queue TEXT PRIMARY KEY, completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0)`;
+
+/**
+ * Files written before the rows were keyed by `seq` have `id TEXT PRIMARY KEY`: their jobs move to the current
+ * table in one transaction (renumbered in their order, which is all `seq` is used for).
+ */
+const MIGRATE_ID_KEYED = `CREATE TABLE jobs_by_seq (${JOBS_COLUMNS});
+INSERT INTO jobs_by_seq (seq, id, queue, state, attempts, run_at, payload, last_error, enqueued_at, failed_at)
+  SELECT row_number() OVER (ORDER BY seq, rowid), id, queue, state, attempts, run_at, payload, last_error,
+    enqueued_at, failed_at FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_by_seq RENAME TO jobs`;
 
 export class StoreFailedError extends Error {
   readonly code = QueueErrorCode.QueueStoreFailed;
@@ -59,6 +81,7 @@ export class StoreLockedError extends Error {
 }
 
 export class FileJobStore implements JobStore {
+  readonly immediate = false;
   private readonly db: Database.Database;
   private ops: Op[] = [];
   private waiters: Waiter[] = [];
@@ -100,17 +123,18 @@ export class FileJobStore implements JobStore {
       if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw corrupt(file, (err as Error).message);
       throw err;
     }
-    this.db.exec(SCHEMA);
     this.verify(file);
+    this.migrate();
+    this.db.exec(SCHEMA);
     this.walFd = fs.openSync(`${file}-wal`, 'r');
     fs.fsyncSync(this.walFd);
     syncDir(dir); // the database and WAL files just created must survive a crash as directory entries too
     this.stmts = {
       insert: this.db.prepare(
-        'INSERT OR IGNORE INTO jobs (id, queue, seq, state, attempts, run_at, payload, last_error, enqueued_at, failed_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
+        'INSERT INTO jobs (seq, id, queue, state, attempts, run_at, payload, last_error, enqueued_at, failed_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
       ),
-      update: this.db.prepare('UPDATE jobs SET state=?, attempts=?, run_at=?, last_error=?, failed_at=? WHERE id=?'),
-      remove: this.db.prepare('DELETE FROM jobs WHERE id=?'),
+      update: this.db.prepare('UPDATE jobs SET state=?, attempts=?, run_at=?, last_error=?, failed_at=? WHERE seq=?'),
+      remove: this.db.prepare('DELETE FROM jobs WHERE seq=?'),
       addTotals: this.db.prepare(
         'INSERT INTO totals (queue, completed, failed) VALUES (?,?,?) ' +
           'ON CONFLICT(queue) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed',
@@ -124,6 +148,13 @@ export class FileJobStore implements JobStore {
     });
     this.checkpointTimer = setInterval(() => this.checkpoint(), Math.max(100, checkpointMs));
     this.checkpointTimer.unref();
+  }
+
+  /** Moves the jobs of a file written with id-keyed rows to the seq-keyed table (see MIGRATE_ID_KEYED). */
+  private migrate(): void {
+    const columns = this.db.pragma('table_info(jobs)') as { name: string; pk: number }[];
+    if (!columns.some((c) => c.name === 'id' && c.pk === 1)) return;
+    this.db.transaction(() => this.db.exec(MIGRATE_ID_KEYED))();
   }
 
   /** Refuses a damaged file instead of trusting it (and silently losing or replaying jobs). */
@@ -149,11 +180,19 @@ export class FileJobStore implements JobStore {
   insert(row: JobRow): Promise<void> {
     return this.push({ kind: 'insert', row }, true);
   }
-  update(id: string, patch: JobPatch, outcome?: Outcome, durable = true): Promise<void> {
-    return this.push({ kind: 'update', id, patch, outcome }, durable);
+  update(row: JobRow, outcome?: Outcome, durable = true): Promise<void> {
+    const patch: Patch = {
+      seq: row.seq,
+      state: row.state,
+      attempts: row.attempts,
+      runAt: row.runAt,
+      lastError: row.lastError,
+      failedAt: row.failedAt,
+    };
+    return this.push({ kind: 'update', patch, outcome }, durable);
   }
-  remove(id: string, outcome?: Outcome, durable = true): Promise<void> {
-    return this.push({ kind: 'remove', id, outcome }, durable);
+  remove(row: JobRow, outcome?: Outcome, durable = true): Promise<void> {
+    return this.push({ kind: 'remove', seq: row.seq, outcome }, durable);
   }
 
   async close(): Promise<void> {
@@ -282,13 +321,13 @@ function apply(s: Statements, op: Op, totals: Map<string, Totals>): void {
       condition_function_id: r.condition_function_id,
     });
     const err = r.lastError ? JSON.stringify(r.lastError) : null;
-    s.insert.run(r.id, r.queue, r.seq, r.state, r.attempts, r.runAt, payload, err, r.enqueuedAt, r.failedAt);
+    s.insert.run(r.seq, r.id, r.queue, r.state, r.attempts, r.runAt, payload, err, r.enqueuedAt, r.failedAt);
   } else if (op.kind === 'update') {
     const p = op.patch;
     const err = p.lastError ? JSON.stringify(p.lastError) : null;
-    s.update.run(p.state, p.attempts, p.runAt, err, p.failedAt, op.id);
+    s.update.run(p.state, p.attempts, p.runAt, err, p.failedAt, p.seq);
   } else {
-    s.remove.run(op.id);
+    s.remove.run(op.seq);
   }
 }
 

@@ -3,7 +3,7 @@
  * dispatch loop that keeps up to `concurrency` handlers running. Every state change is written through the store;
  * the job only becomes runnable once its insert is durable.
  */
-import type { JobPatch, JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
+import type { JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
 import { backoffDelay, DEDUPE_WINDOW_MS, toErrorInfo } from './types.js';
 import { QueueErrorCode } from '../error-codes.js';
@@ -44,10 +44,18 @@ export class BuiltinQueue {
     return this.jobs.has(id) || this.completed.has(id);
   }
 
-  /** Adds a job; resolves once it is durable. */
-  async add(row: JobRow): Promise<void> {
+  /** Adds a job; resolves once it is durable (a store that keeps nothing: at once, and the job may run now). */
+  add(row: JobRow): Promise<void> {
     this.jobs.set(row.id, row);
     const insert = this.store.insert(row);
+    if (this.store.immediate) {
+      this.pushReady(row);
+      return insert;
+    }
+    return this.addDurable(row, insert);
+  }
+
+  private async addDurable(row: JobRow, insert: Promise<void>): Promise<void> {
     this.inserting.set(row.id, insert);
     try {
       await insert;
@@ -121,9 +129,11 @@ export class BuiltinQueue {
   }
 
   async discard(id: string): Promise<boolean> {
-    if (!this.dead.delete(id)) return false;
+    const row = this.dead.get(id);
+    if (!row) return false;
+    this.dead.delete(id);
     this.jobs.delete(id);
-    await this.store.remove(id);
+    await this.store.remove(row);
     return true;
   }
 
@@ -161,14 +171,17 @@ export class BuiltinQueue {
   private run(row: JobRow, handler: JobHandler): void {
     row.attempts += 1;
     void this.setState(row, 'active', false);
-    const job = toJob(row, this.settings.maxAttempts);
-    const signal = this.abort.signal;
-    const done = Promise.resolve()
-      .then(() => handler(job, signal))
-      .then(
-        () => this.complete(row),
-        (err: unknown) => this.fail(row, err),
-      );
+    let attempt: Promise<void>;
+    try {
+      attempt = handler(toJob(row, this.settings.maxAttempts), this.abort.signal);
+    } catch (err) {
+      attempt = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    // settles on a later microtask, so `running` holds the job before complete / fail remove it
+    const done = attempt.then(
+      () => this.complete(row),
+      (err: unknown) => this.fail(row, err),
+    );
     this.running.set(row.id, done);
   }
 
@@ -177,7 +190,7 @@ export class BuiltinQueue {
     this.jobs.delete(row.id);
     if (row.dedupe !== false) this.remember(row.id);
     this.totals.completed += 1;
-    this.store.remove(row.id, this.outcome('completed'), false).catch(this.onStoreError);
+    this.store.remove(row, this.outcome('completed'), false).catch(this.onStoreError);
     this.pump();
   }
 
@@ -230,14 +243,7 @@ export class BuiltinQueue {
   /** Records a state change; `wait` makes the caller await durability (admin operations). */
   private setState(row: JobRow, state: JobRow['state'], wait: boolean, outcome?: Outcome): Promise<void> {
     row.state = state;
-    const patch: JobPatch = {
-      state,
-      attempts: row.attempts,
-      runAt: row.runAt,
-      lastError: row.lastError,
-      failedAt: row.failedAt,
-    };
-    const p = this.store.update(row.id, patch, outcome, wait);
+    const p = this.store.update(row, outcome, wait);
     if (wait) return p;
     p.catch(this.onStoreError);
     return Promise.resolve();

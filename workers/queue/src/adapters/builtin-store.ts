@@ -30,8 +30,6 @@ export interface JobRow {
   dedupe?: boolean;
 }
 
-export type JobPatch = Pick<JobRow, 'state' | 'attempts' | 'runAt' | 'lastError' | 'failedAt'>;
-
 /** How a job left its queue, for the per-queue totals (`completed`, `failed` in the topic stats). */
 export interface Outcome {
   queue: string;
@@ -45,6 +43,8 @@ export interface Totals {
 }
 
 export interface JobStore {
+  /** True for a store whose writes complete at once (it keeps nothing): a new job need not wait for its insert. */
+  readonly immediate: boolean;
   /** Every job persisted, in `seq` order. */
   load(): Promise<JobRow[]>;
   /** The totals persisted per queue (empty for a store that keeps nothing). */
@@ -52,21 +52,24 @@ export interface JobStore {
   /** Resolves once the row is durable; rejects if it could not be written (the enqueue must then fail). */
   insert(row: JobRow): Promise<void>;
   /**
-   * State changes. They are written in order with the inserts. With `durable` (the default) the promise resolves
-   * once the change is on disk; without it (a change that may be replayed after a power loss: a job started,
-   * completed, retried or moved to dead letters, which at-least-once delivery runs again at worst) it resolves
-   * once written, and becomes durable with the next durable write or checkpoint. A process crash loses neither.
-   * An `outcome` adds one to that queue's totals in the same write (the move to dead letters; the removal of a
-   * completed job), so the totals agree with the jobs after a crash.
+   * State changes of a row `insert` was given (identified by its `seq`): `update` records the row's state,
+   * attempts, run time, last error and failure time as they are at the call. They are written in order with the
+   * inserts. With `durable` (the default) the promise resolves once the change is on disk; without it (a change
+   * that may be replayed after a power loss: a job started, completed, retried or moved to dead letters, which
+   * at-least-once delivery runs again at worst) it resolves once written, and becomes durable with the next durable
+   * write or checkpoint. A process crash loses neither. An `outcome` adds one to that queue's totals in the same
+   * write (the move to dead letters; the removal of a completed job), so the totals agree with the jobs after a
+   * crash.
    */
-  update(id: string, patch: JobPatch, outcome?: Outcome, durable?: boolean): Promise<void>;
-  remove(id: string, outcome?: Outcome, durable?: boolean): Promise<void>;
+  update(row: JobRow, outcome?: Outcome, durable?: boolean): Promise<void>;
+  remove(row: JobRow, outcome?: Outcome, durable?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
 const done = Promise.resolve();
 
 export class MemoryJobStore implements JobStore {
+  readonly immediate = true;
   load(): Promise<JobRow[]> {
     return Promise.resolve([]);
   }
