@@ -3,6 +3,7 @@
 // operation; the measurement behind keeping JSON on the wire (docs/performance.md, "msgpack, measured").
 //   node scripts/bench/codec-micro.mjs [iterations (1000000)]
 // Helper (exports no `run`).
+import { Buffer } from 'node:buffer';
 import { Packr } from 'msgpackr';
 
 const N = Number(process.argv[2] ?? 1_000_000);
