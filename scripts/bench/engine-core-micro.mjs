@@ -2,7 +2,7 @@
 // result, from the frame text to the text it would write (decode, route, raw forwarding with the caller id and,
 // with tracing, the span's traceparent spliced in), with and without the observability module's tracer and
 // metrics. N calls in groups of 256 outstanding; prints CPU µs per call for each, interleaved, best of 3.
-//   node scripts/bench/engine-core-micro.mjs [calls (200000)]
+//   [BENCH_PAYLOAD_BYTES=100] node scripts/bench/engine-core-micro.mjs [calls (200000)]
 // Helper (exports no `run`): the steady figure for a change to the engine's per-call path or to what tracing
 // adds to it (sockets, the executor and svc-otel excluded).
 import { randomUUID } from 'node:crypto';
@@ -84,7 +84,7 @@ function engine(tracing) {
   return { core, exec, execConn, caller, stop };
 }
 
-const data = JSON.stringify({ s: 'x'.repeat(92) });
+const data = JSON.stringify({ s: 'x'.repeat(Math.max(0, Number(process.env.BENCH_PAYLOAD_BYTES ?? 100) - 8)) });
 
 async function round(e, n) {
   const ids = new Array(256);
