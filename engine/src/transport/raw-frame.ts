@@ -96,6 +96,12 @@ function dataSpan(text: string): { start: number; end: number } | undefined {
 
 const DATA_KEY = '"data":';
 
+/** A backslash in `text[from, to)` (a key: a few characters). */
+function hasBackslash(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
+  return false;
+}
+
 /**
  * Where the top-level `data` value starts, found without walking the payload: `"data":` cannot occur inside a
  * JSON string (its closing quote would be escaped), so its first occurrence is a key; it is `data`'s own when the
@@ -114,7 +120,7 @@ function quickDataStart(text: string): number | undefined {
   while (i < at) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = skipString(text, i);
-    if (keyEnd < 0 || text.lastIndexOf('\\', keyEnd) > i) return undefined;
+    if (keyEnd < 0 || hasBackslash(text, i + 1, keyEnd - 1)) return undefined;
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) return undefined;
     const end = skipValue(text, skipSpace(text, i + 1));
