@@ -17,8 +17,13 @@ import type { Writable } from 'node:stream';
 import { TURN_FLUSH_BYTES } from './text-frame.js';
 
 /**
- * A new buffer's size: parts are cut from it until the next frame no longer fits. A buffer is let go at the end of
- * its turn, so an idle connection holds none.
+ * The first buffer of a turn: small enough to come from Node's shared buffer pool (no allocation of its own), so a
+ * turn with one frame (a lone call, a sequential caller) costs what a frame buffer of its own did.
+ */
+const FIRST_BUFFER_BYTES = 2048;
+/**
+ * A buffer for a turn that outgrew its first one: parts are cut from it until the next frame no longer fits.
+ * Buffers are let go at the end of their turn, so an idle connection holds none.
  */
 const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
 
@@ -67,7 +72,10 @@ export class FrameWriter {
     let buffer = this.buffer;
     if (buffer === undefined || buffer.length - this.at < frameBytes) {
       this.flush();
-      buffer = Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, frameBytes));
+      buffer =
+        buffer === undefined && frameBytes <= FIRST_BUFFER_BYTES
+          ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
+          : Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, frameBytes));
       this.buffer = buffer;
       this.partStart = 0;
       this.at = 0;
