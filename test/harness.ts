@@ -70,9 +70,19 @@ export interface EngineProcess extends Child {
 }
 
 const children = new Set<ChildProcess>();
-process.on('exit', () => {
+function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+}
+process.on('exit', killChildren);
+// A test process ended by a signal runs no 'exit' hook: kill the children first, then end as the signal would.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    killChildren();
+    process.kill(process.pid, signal);
+  });
+}
+// A test process whose runner went away (its IPC channel closed) leaves no engine behind it either.
+if (process.connected) process.once('disconnect', killChildren);
 
 /** A TCP port that was free a moment ago (the OS picks it). */
 export function freePort(): Promise<number> {
