@@ -20,6 +20,8 @@ function recordingClient(): { client: SvcClient; sent: { prefix: string; body: s
 }
 
 const frame = (prefix: string, body: string): Buffer => Buffer.from(`${prefix}${body}`);
+/** The engine's span batches are handed over as the JSON text of their payload. */
+const spanPayload = (body: string): string => JSON.stringify({ prefix: 'SVCS', body });
 
 describe('telemetry hand-off', () => {
   it('holds batches until svc-otel is registered, then sends them first and in order', () => {
@@ -27,7 +29,7 @@ describe('telemetry hand-off', () => {
     let ready = false;
     const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => ready);
     handoff.accept(frame('LOGS', '{"a":1}'));
-    handoff.localText('SVCS', 'spans-1');
+    handoff.localPayload('SVCS', spanPayload('spans-1'));
     expect(sent).toEqual([]);
     expect(handoff.waitingCount).toBe(2);
     handoff.functionsChanged(); // another function registered: still not svc-otel's
@@ -42,12 +44,14 @@ describe('telemetry hand-off', () => {
   it('drops the oldest past its bound and counts them', () => {
     const { client, sent } = recordingClient();
     let ready = false;
-    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => ready, 1024, 10);
-    for (const body of ['aaaa', 'bbbb', 'cccc', 'dddd']) handoff.localText('SVCS', body);
+    const bound = 2 * spanPayload('aaaa').length; // room for two of the four batches
+    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => ready, 1024, bound);
+    for (const body of ['aaaa', 'bbbb', 'cccc', 'dddd']) handoff.localPayload('SVCS', spanPayload(body));
     expect(handoff.waitingCount).toBe(2);
     expect(handoff.droppedCount).toBe(2);
     ready = true;
     handoff.functionsChanged();
     expect(sent.map((s) => s.body)).toEqual(['cccc', 'dddd']);
+    expect(sent.map((s) => s.prefix)).toEqual(['SVCS', 'SVCS']);
   });
 });

@@ -81,10 +81,17 @@ async function reference(calls: Call[]): Promise<StoredSpan[]> {
   return bodies.flatMap((body) => decodeTraces(JSON.parse(body)));
 }
 
+/** The batch in the JSON text of an `otel::ingest` payload, as svc-otel's connection parses it. */
+function bodyOf(json: string): string {
+  const payload = JSON.parse(json) as { prefix: string; body: string };
+  expect(payload.prefix).toBe('SVCS');
+  return payload.body;
+}
+
 /** The engine's tracer's batches for `calls`. */
 function ours(calls: Call[]): string[] {
   const bodies: string[] = [];
-  const spans = new SpanBatch({ send: (body) => bodies.push(body) > 0, resource: RESOURCE, maxBatchSpans: 7 });
+  const spans = new SpanBatch({ send: (json) => bodies.push(bodyOf(json)) > 0, resource: RESOURCE, maxBatchSpans: 7 });
   const tracer = new InvocationTracer({ sampler: createSampler(ALL), spans, defaultService: 'svc-engine' }, undefined);
   calls.forEach((c, i) => {
     const traceparent = tracer.invocationStarted(started(c, i));
@@ -176,7 +183,7 @@ describe('engine invocation spans', () => {
 
   it('follow the sampler: an unsampled trace gets flags 00 and no span', () => {
     const bodies: string[] = [];
-    const spans = new SpanBatch({ send: (body) => bodies.push(body) > 0, resource: RESOURCE });
+    const spans = new SpanBatch({ send: (json) => bodies.push(bodyOf(json)) > 0, resource: RESOURCE });
     const none: SamplingSettings = { defaultRatio: 0, parentBased: true, rules: [], maxTracesPerSecond: 0 };
     const tracer = new InvocationTracer({ sampler: createSampler(none), spans, defaultService: 'e' }, undefined);
     const c: Call = {

@@ -7,6 +7,7 @@
  * counted past it), so the lines capability workers log while starting are not lost.
  */
 import type { Logger } from 'pino';
+import { sendEncoded } from '../../transport/shared-payload.js';
 import { TELEMETRY_PREFIXES, TriggerAction, type IngestPrefix, type SvcClient, type TelemetryPrefix } from '@svc/sdk';
 
 /** The svc-otel function that takes frames. */
@@ -20,7 +21,8 @@ export const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 export class TelemetryHandoff {
   private dropped = 0;
   forwarded = 0;
-  private waiting: { prefix: IngestPrefix; body: string }[] = [];
+  /** Batches waiting for svc-otel: a body, or (`json`) the payload's JSON text as its maker wrote it. */
+  private waiting: { prefix: IngestPrefix; body: string; json?: boolean }[] = [];
   private waitingBytes = 0;
 
   /** `ready`: whether svc-otel's `otel::ingest` is registered now. */
@@ -43,7 +45,10 @@ export class TelemetryHandoff {
     const waiting = this.waiting;
     this.waiting = [];
     this.waitingBytes = 0;
-    for (const { prefix, body } of waiting) this.send(prefix, body);
+    for (const { prefix, body, json } of waiting) {
+      if (json === true) this.sendPayload(body);
+      else this.send(prefix, body);
+    }
   }
 
   get droppedCount(): number {
@@ -65,23 +70,40 @@ export class TelemetryHandoff {
     return true;
   }
 
-  /** The engine's own batch written as text (its span batches): no bytes to decode. */
-  localText(prefix: IngestPrefix, body: string): boolean {
-    this.send(prefix, body);
+  /**
+   * The engine's own batch as the JSON text of its whole payload (`{"prefix":…,"body":…}`, its span batches): the
+   * connection to svc-otel writes that text as it is (shared-payload.ts) instead of serialising the body again.
+   */
+  localPayload(prefix: IngestPrefix, json: string): boolean {
+    if (!this.ready()) {
+      this.wait(prefix, json, true);
+      return true;
+    }
+    this.sendPayload(json);
     return true;
+  }
+
+  private sendPayload(json: string): void {
+    if (this.waiting.length > 0) this.functionsChanged();
+    const payload = encodedPayload(json);
+    sendEncoded(payload, json, () => this.trigger(payload));
   }
 
   private send(prefix: IngestPrefix, body: string): void {
     if (!this.ready()) return this.wait(prefix, body);
     if (this.waiting.length > 0) this.functionsChanged();
+    this.trigger({ prefix, body });
+  }
+
+  private trigger(payload: { prefix: IngestPrefix; body: string }): void {
     this.forwarded++;
     this.client
-      .trigger({ function_id: INGEST_FUNCTION, payload: { prefix, body }, action: TriggerAction.Void() })
+      .trigger({ function_id: INGEST_FUNCTION, payload, action: TriggerAction.Void() })
       .catch((err: unknown) => this.logger.debug({ err }, 'telemetry hand-off failed'));
   }
 
-  private wait(prefix: IngestPrefix, body: string): void {
-    this.waiting.push({ prefix, body });
+  private wait(prefix: IngestPrefix, body: string, json = false): void {
+    this.waiting.push(json ? { prefix, body, json } : { prefix, body });
     this.waitingBytes += body.length;
     while (this.waitingBytes > this.maxWaitingBytes && this.waiting.length > 0) {
       const oldest = this.waiting.shift()!;
@@ -95,6 +117,22 @@ export class TelemetryHandoff {
     const level = this.dropped <= LOUD_DROPS ? 'warn' : 'debug';
     this.logger[level]({ bytes, dropped: this.dropped }, `telemetry frame dropped: ${why}`);
   }
+}
+
+/**
+ * The payload object of a JSON text `{"prefix":…,"body":…}`: what a connection that writes the text as it is never
+ * reads; anything else that reads it (a serialiser, a local handler) gets its fields, parsed once, when it asks.
+ */
+function encodedPayload(json: string): { prefix: IngestPrefix; body: string } {
+  let parsed: { prefix: IngestPrefix; body: string } | undefined;
+  const field = (key: 'prefix' | 'body') => ({
+    enumerable: true,
+    get: () => (parsed ??= JSON.parse(json) as { prefix: IngestPrefix; body: string })[key],
+  });
+  return Object.defineProperties({} as { prefix: IngestPrefix; body: string }, {
+    prefix: field('prefix'),
+    body: field('body'),
+  });
 }
 
 function isPrefix(prefix: string): prefix is TelemetryPrefix {

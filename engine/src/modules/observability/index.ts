@@ -78,7 +78,7 @@ class ObservabilityModule implements EngineModule {
       });
     }
     ctx.engine.setTelemetrySink((frame) => handoff.accept(frame));
-    const spans = new SpanBatch({ send: (body) => handoff.localText(ENGINE_SPANS_PREFIX, body), resource });
+    const spans = new SpanBatch({ send: (json) => handoff.localPayload(ENGINE_SPANS_PREFIX, json), resource });
     const sampling = samplingSettings(this.config);
     const keepsAll = sampling.defaultRatio >= 1 && sampling.rules.length === 0 && sampling.maxTracesPerSecond <= 0;
     const tracing = {
