@@ -1,7 +1,7 @@
 // Observability benchmark: invoke throughput at 256 outstanding calls (raw caller → engine → raw executor, 100 B)
 // with tracing off (OtelModule enabled: false) against tracing on (ratio 1.0, memory exporter, metrics on), in
-// the same run, alternating engines; then the memory of the engine and of svc-otel once `memory_max_spans` is
-// full. Target: on/off ≥ 0.85. Run by scripts/bench/run.mjs. With BENCH_PROF=1 every engine runs under
+// the same run: both engines run side by side and are driven in alternating slices (BENCH_OBS_SLICES of
+// BENCH_OBS_MS each); then the memory of the engine and of svc-otel once `memory_max_spans` is full. Target: on/off ≥ 0.85. Run by scripts/bench/run.mjs. With BENCH_PROF=1 every engine runs under
 // --cpu-prof (profiles in bench-results/profiles/, named obs-on-* / obs-off-*; summarise one with
 // `node scripts/bench/profile-summary.mjs <file>`).
 import { fork, spawn } from 'node:child_process';
@@ -15,8 +15,11 @@ import { freePort, probe, round2, waitUntil } from './lib/net.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
 const ROLES = join(HERE, 'invoke/roles.mjs');
-const TPUT_MS = Number(process.env.BENCH_OBS_MS ?? 2000);
-const ROUNDS = Number(process.env.BENCH_OBS_ROUNDS ?? 2);
+/** Slices per configuration, each `SLICE_MS` measured after `WARM_MS` of unmeasured calls, then a pause. */
+const SLICES = Number(process.env.BENCH_OBS_SLICES ?? 12);
+const SLICE_MS = Number(process.env.BENCH_OBS_MS ?? 600);
+const WARM_MS = 100;
+const PAUSE_MS = 150;
 const MAX_SPANS = 10_000;
 const PROFILE_DIR = join(ROOT, 'bench-results/profiles');
 
@@ -112,34 +115,53 @@ function cpuMs(pid) {
   }
 }
 
-/** One engine, one executor, one caller: calls per second at 256 outstanding (`fill`: then until the span store is full). */
-async function throughput(tracing, log, fill = false) {
+/** One engine with one executor and one caller on it, ready to be driven. */
+async function stack(tracing) {
   const engine = await startEngine(tracing);
   const executor = role('executor', engine.url);
   const caller = role('caller', engine.url);
   try {
     await executor.ready;
     await caller.ready;
-    const otelPid = tracing ? (await ready(engine.port)).body.workers?.find((w) => w.name === 'svc-otel')?.pid : 0;
-    const pids = { engine: engine.pid, 'svc-otel': otelPid, caller: caller.pid, executor: executor.pid };
-    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, pid ? cpuMs(pid) : undefined]));
-    const { perSecond } = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: 100 });
-    // CPU per 1000 calls (the 200 ms warm-up is counted in the CPU, not in the calls): steadier than calls/s
-    const calls = (perSecond * TPUT_MS) / 1000;
-    const cpu = Object.entries(pids)
-      .filter(([, pid]) => pid)
-      .map(([k, pid]) => `${k} ${((((cpuMs(pid) ?? 0) - cpu0[k]) * 1000) / calls).toFixed(1)}`)
-      .join(', ');
-    log(`tracing ${tracing ? 'on ' : 'off'}: ${Math.round(perSecond)} calls/s (CPU ms per 1000 calls: ${cpu})`);
-    const deadline = Date.now() + 90_000;
-    while (fill && Date.now() < deadline && (await otelStatus(engine.url)).spans.count < MAX_SPANS) {
-      await caller.ask({ cmd: 'tput', concurrency: 256, ms: 2000, size: 100 });
-    }
-    return { perSecond, engine };
-  } finally {
-    caller.stop();
-    executor.stop();
+  } catch (err) {
+    await engine.stop();
+    throw err;
   }
+  const otelPid = tracing ? (await ready(engine.port)).body.workers?.find((w) => w.name === 'svc-otel')?.pid : 0;
+  const pids = { engine: engine.pid, 'svc-otel': otelPid, caller: caller.pid, executor: executor.pid };
+  return {
+    tracing,
+    engine,
+    caller,
+    pids,
+    calls: 0,
+    seconds: 0,
+    cpu: Object.fromEntries(Object.keys(pids).map((k) => [k, 0])),
+    stop: async () => {
+      caller.stop();
+      executor.stop();
+      await engine.stop();
+    },
+  };
+}
+
+/** One slice of `ms` at 256 outstanding on `s`, its calls and each process's CPU added to the stack's totals. */
+async function slice(s, ms) {
+  const before = Object.fromEntries(Object.entries(s.pids).map(([k, pid]) => [k, pid ? cpuMs(pid) : 0]));
+  const { perSecond } = await s.caller.ask({ cmd: 'tput', concurrency: 256, ms, size: 100, warmMs: WARM_MS });
+  for (const [k, pid] of Object.entries(s.pids)) if (pid) s.cpu[k] += (cpuMs(pid) ?? 0) - before[k];
+  s.calls += (perSecond * ms) / 1000;
+  s.seconds += ms / 1000;
+  return perSecond;
+}
+
+/** calls/s over every slice, and CPU ms per 1000 calls of each process (its slices' warm-ups counted in the CPU). */
+function summary(s) {
+  const cpu = Object.entries(s.cpu)
+    .filter(([k]) => s.pids[k])
+    .map(([k, ms]) => `${k} ${((ms * 1000) / s.calls).toFixed(1)}`)
+    .join(', ');
+  return { perSecond: s.calls / s.seconds, cpu };
 }
 
 /** Spans stored by svc-otel, asked over a WebSocket as any worker would. */
@@ -161,40 +183,61 @@ function otelStatus(url) {
 }
 
 export async function run({ log }) {
-  const off = [];
-  const on = [];
-  let memory;
-  for (let i = 0; i < ROUNDS; i++) {
-    const a = await throughput(false, log);
-    await a.engine.stop();
-    off.push(a.perSecond);
-    const b = await throughput(true, log, i === ROUNDS - 1);
-    on.push(b.perSecond);
-    if (i === ROUNDS - 1) {
-      await new Promise((r) => setTimeout(r, 1500)); // the last batches reach svc-otel
-      const status = await otelStatus(b.engine.url);
-      const { body } = await ready(b.engine.port);
-      const otelPid = body.workers?.find((w) => w.name === 'svc-otel')?.pid;
-      memory = { spans: status.spans.count, engine: rssMiB(b.engine.pid), otel: otelPid && rssMiB(otelPid) };
-      log(
-        `spans stored ${status.spans.count}/${status.spans.max}; engine RSS ${memory.engine} MiB, svc-otel ${memory.otel} MiB`,
-      );
+  // Both engines run side by side, driven in turn (off, on, off, …) in short slices with a pause after each, so
+  // the host's drift over seconds (this machine's speed moves by a third from one run to the next) falls on both
+  // alike. An idle stack costs nothing; the pause lets the driven one finish its tail (the last span batch leaves
+  // 100 ms after its first span) before the other starts.
+  const off = await stack(false);
+  const on = await stack(true);
+  const pairs = [];
+  try {
+    for (let i = 0; i < SLICES; i++) {
+      const a = await slice(off, SLICE_MS);
+      await sleep(PAUSE_MS);
+      const b = await slice(on, SLICE_MS);
+      await sleep(PAUSE_MS);
+      pairs.push(b / a);
     }
-    await b.engine.stop();
+    for (const s of [off, on]) {
+      const { perSecond, cpu } = summary(s);
+      log(`tracing ${s.tracing ? 'on ' : 'off'}: ${Math.round(perSecond)} calls/s (CPU ms per 1000 calls: ${cpu})`);
+    }
+    pairs.sort((x, y) => x - y);
+    log(
+      `on/off per pair of slices: median ${round2(pairs[Math.floor(pairs.length / 2)])}, ` +
+        `range ${round2(pairs[0])}-${round2(pairs[pairs.length - 1])}`,
+    );
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline && (await otelStatus(on.engine.url)).spans.count < MAX_SPANS) {
+      await on.caller.ask({ cmd: 'tput', concurrency: 256, ms: 2000, size: 100 });
+    }
+    await sleep(1500); // the last batches reach svc-otel
+    const status = await otelStatus(on.engine.url);
+    const { body } = await ready(on.engine.port);
+    const otelPid = body.workers?.find((w) => w.name === 'svc-otel')?.pid;
+    const memory = { spans: status.spans.count, engine: rssMiB(on.engine.pid), otel: otelPid && rssMiB(otelPid) };
+    log(
+      `spans stored ${status.spans.count}/${status.spans.max}; engine RSS ${memory.engine} MiB, svc-otel ${memory.otel} MiB`,
+    );
+    const floor = Math.round(summary(off).perSecond);
+    const value = Math.round(summary(on).perSecond);
+    return [
+      { name: 'invoke tput, 256 outstanding, tracing off', value: floor, unit: 'calls/s' },
+      {
+        name: 'invoke tput, 256 outstanding, tracing on (ratio 1.0, memory)',
+        value,
+        unit: 'calls/s',
+        floor,
+        ratio: round2(value / floor),
+      },
+      { name: `engine RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.engine, unit: 'MiB' },
+      { name: `svc-otel RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.otel, unit: 'MiB' },
+    ];
+  } finally {
+    await Promise.all([off.stop(), on.stop()]);
   }
-  const best = (xs) => Math.max(...xs);
-  const floor = Math.round(best(off));
-  const value = Math.round(best(on));
-  return [
-    { name: 'invoke tput, 256 outstanding, tracing off', value: floor, unit: 'calls/s' },
-    {
-      name: 'invoke tput, 256 outstanding, tracing on (ratio 1.0, memory)',
-      value,
-      unit: 'calls/s',
-      floor,
-      ratio: round2(value / floor),
-    },
-    { name: `engine RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.engine, unit: 'MiB' },
-    { name: `svc-otel RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.otel, unit: 'MiB' },
-  ];
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
 }

@@ -1,5 +1,6 @@
 // The caller side shared by every invoke bench role: sequential latency and throughput at a fixed number of
-// outstanding calls, driven by the parent over IPC ({ cmd: 'seq', n, size } | { cmd: 'tput', concurrency, ms, size }).
+// outstanding calls, driven by the parent over IPC ({ cmd: 'seq', n, size } | { cmd: 'tput', concurrency, ms, size,
+// warmMs? (unmeasured calls first, default 200) }).
 
 export function payload(size) {
   return { s: 'x'.repeat(Math.max(0, size - 8)) };
@@ -25,7 +26,7 @@ export function serve(call) {
       process.send({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
     } else if (cmd.cmd === 'tput') {
       let done = 0;
-      const warmEnd = Date.now() + 200;
+      const warmEnd = Date.now() + (cmd.warmMs ?? 200);
       while (Date.now() < warmEnd) await Promise.all(Array.from({ length: cmd.concurrency }, () => call(data)));
       const start = process.hrtime.bigint();
       const end = Date.now() + cmd.ms;
