@@ -1,10 +1,9 @@
 /**
  * What happens to each telemetry batch svc-otel receives (`otel::ingest {prefix, body}`): decode (a malformed
  * batch is logged and dropped; an engine span batch that nothing needs decoded at once is only checked and kept
- * packed), keep in memory when the exporter includes `memory`, queue for the OTLP exporters
- * when it includes `otlp` (the records and points that passed the level and sampling filters, with their
- * producer's resource), fire `log` triggers, and print SDK log records when `logs_console_output` is on.
- * Retention is swept every second.
+ * packed), keep in memory when the exporter includes `memory`, queue for the OTLP exporters when it includes
+ * `otlp` (the records and points that passed the level and sampling filters, with their producer's resource), fire
+ * `log` triggers, and print SDK log records when `logs_console_output` is on. Retention is swept every second.
  */
 import type { Logger } from 'pino';
 import type { ObservabilityConfig } from './config.js';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import pino from 'pino';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SvcClient, TriggerBinding } from '@svc/sdk';
 import { Collector } from '../src/collector.js';
 import { observabilityConfigSchema } from '../src/config.js';
@@ -366,17 +366,22 @@ describe('Collector and engine span batches', () => {
   const config = (exporter: 'memory' | 'otlp') =>
     observabilityConfigSchema.parse({
       exporter,
-      logs_exporter: 'memory',
+      logs_exporter: 'both', // logs go out over OTLP: spans still need not be decoded at ingest
       endpoint: 'http://127.0.0.1:9',
       export_timeout_ms: 200,
     });
   const text = batch([lineOf(0, '1'.repeat(16)), lineOf(1, '2'.repeat(16))]);
+  const closing: Collector[] = [];
+  afterEach(async () => {
+    await Promise.all(closing.splice(0).map((c) => c.close()));
+  });
 
   it('keeps a batch packed when nothing needs its spans, and decodes it for trace triggers', () => {
     const decode = vi.spyOn(EngineSpanDecoder.prototype, 'decode');
     const pack = vi.spyOn(EngineSpanDecoder.prototype, 'pack');
     try {
       const collector = new Collector(config('memory'), pino({ level: 'silent' }));
+      closing.push(collector);
       collector.ingest('SVCS', text);
       expect([decode.mock.calls.length, pack.mock.calls.length]).toEqual([0, 1]);
       expect(collector.spans.size).toBe(2);
@@ -407,6 +412,7 @@ describe('Collector and engine span batches', () => {
 
   it('still drops a malformed batch and counts it', () => {
     const collector = new Collector(config('memory'), pino({ level: 'silent' }));
+    closing.push(collector);
     collector.ingest('SVCS', text.replace(' 1 1 inv-1', ' 1 9 inv-1'));
     expect(collector.dropped).toBe(1);
     expect(collector.spans.size).toBe(0);
