@@ -1,9 +1,9 @@
 /**
  * What happens to each telemetry batch svc-otel receives (`otel::ingest {prefix, body}`): decode (a malformed
- * batch is logged and dropped), keep in memory when the exporter includes `memory`, queue for the OTLP exporters
- * when it includes `otlp` (the records and points that passed the level and sampling filters, with their
- * producer's resource), fire `log` triggers, and print SDK log records when `logs_console_output` is on.
- * Retention is swept every second.
+ * batch is logged and dropped; an engine span batch that nothing needs decoded at once is only checked and kept
+ * packed), keep in memory when the exporter includes `memory`, queue for the OTLP exporters when it includes
+ * `otlp` (the records and points that passed the level and sampling filters, with their producer's resource), fire
+ * `log` triggers, and print SDK log records when `logs_console_output` is on. Retention is swept every second.
  */
 import type { Logger } from 'pino';
 import type { ObservabilityConfig } from './config.js';
@@ -72,7 +72,7 @@ export class Collector {
   /** One batch; never throws (a bad batch is logged and dropped). */
   ingest(prefix: IngestPrefix, text: string): void {
     try {
-      if (prefix === ENGINE_SPANS_PREFIX) this.traces(this.engineSpans.decode(text));
+      if (prefix === ENGINE_SPANS_PREFIX) this.engineTraces(text);
       else if (prefix === 'OTLP') this.traces(decodeTraces(JSON.parse(text)));
       else if (prefix === 'LOGS') this.logRecords(JSON.parse(text));
       else this.metricPoints(JSON.parse(text));
@@ -91,10 +91,25 @@ export class Collector {
     };
   }
 
-  private traces(spans: StoredSpan[]): void {
+  /**
+   * An engine span batch. Its spans are decoded at once only for OTLP export and `trace` triggers; otherwise the
+   * batch is checked and kept packed, decoded when a query reads it (a span object per span, kept until evicted,
+   * was most of svc-otel's garbage collection). Engine spans never carry the `http.*` attributes the request
+   * counter reads (`HttpRequestCounter.count`), so it is not given them.
+   */
+  private engineTraces(text: string): void {
+    if (this.export?.exportsSpans === true || this.traceTriggers?.active === true) {
+      this.traces(this.engineSpans.decode(text), false);
+    } else {
+      const batch = this.engineSpans.pack(text);
+      if (this.config.exporter !== 'otlp') this.spans.addPacked(batch);
+    }
+  }
+
+  private traces(spans: StoredSpan[], httpRequests = true): void {
     if (this.config.exporter !== 'otlp') for (const s of spans) this.spans.add(s);
     this.traceTriggers?.spans(spans);
-    if (this.config.metrics_enabled) {
+    if (httpRequests && this.config.metrics_enabled) {
       for (const s of spans) {
         const point = this.httpRequests.count(s);
         if (point !== undefined) this.metrics.add(point);

@@ -44,6 +44,11 @@ export class TraceTriggers {
     if (this.timer !== undefined) clearInterval(this.timer);
   }
 
+  /** Some binding wants spans (`spans` returns at once without one). */
+  get active(): boolean {
+    return this.bindings.size > 0;
+  }
+
   spans(spans: StoredSpan[]): void {
     if (this.bindings.size === 0) return;
     for (const b of this.bindings.values()) {

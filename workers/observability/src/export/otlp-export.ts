@@ -136,6 +136,11 @@ export class OtlpExport {
     return this.exporters.length > 0;
   }
 
+  /** True when spans go out (`exporter` includes `otlp`); `spans` does nothing otherwise. */
+  get exportsSpans(): boolean {
+    return this.spanQueue !== undefined;
+  }
+
   spans(spans: readonly StoredSpan[]): void {
     offer(this.spanQueue, spans, (x) => toReadableSpans(x, this.interned));
   }
