@@ -6,6 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as ws from 'ws';
 import { FrameWriter } from '../src/connection/frame-writer.js';
@@ -36,6 +37,10 @@ const TEXTS = [
   'x'.repeat(70000),
   '€'.repeat(50),
   '😀'.repeat(40000),
+  '€'.repeat(21845), // 65,535 bytes: the largest 16-bit length, from the most units that are sure to fit one
+  '€'.repeat(21846), // 65,538 bytes: a 64-bit length
+  '😀'.repeat(63), // 126 units, 252 bytes
+  `${'x'.repeat(200)}\ud800${'é'.repeat(30)}`, // a lone surrogate (written as U+FFFD, 3 bytes)
 ];
 
 /** A socket that keeps every chunk written to it. */
@@ -57,6 +62,24 @@ describe('serverTextFrame', () => {
 });
 
 describe('FrameWriter', () => {
+  it('writes any text as ws would, around every length boundary', async () => {
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 100, maxLength: 300 }),
+      fc.string({ unit: 'grapheme', minLength: 30, maxLength: 200 }),
+      fc.string({ minLength: 120, maxLength: 130 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(texts, { minLength: 1, maxLength: 8 }), fc.boolean(), async (batch, masked) => {
+        const { socket, chunks } = sink();
+        const writer = new FrameWriter(socket, masked);
+        for (const text of batch) writer.text(text);
+        await turn();
+        expect(Buffer.concat(chunks).equals(Buffer.concat(batch.map((t) => wsFrame(t, masked))))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   for (const masked of [true, false]) {
     it(`writes ${masked ? 'client (zero-masked)' : 'server'} frames as ws would, in one chunk per turn`, async () => {
       const { socket, chunks } = sink();

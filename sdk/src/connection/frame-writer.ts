@@ -26,6 +26,8 @@ const FIRST_BUFFER_BYTES = 2048;
  * Buffers are let go at the end of their turn, so an idle connection holds none.
  */
 const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
+/** The most UTF-16 units whose UTF-8 is sure to fit a 16-bit frame length (3 bytes per unit at most). */
+const MAX_CHARS_16 = Math.floor(65535 / 3);
 
 export class FrameWriter {
   private buffer: Buffer | undefined;
@@ -66,9 +68,13 @@ export class FrameWriter {
 
   /** Queues one text frame of `text`; it leaves at the end of the turn or with its part. */
   text(text: string): void {
-    const length = Buffer.byteLength(text);
-    const lengthBytes = length < 126 ? 0 : length < 65536 ? 2 : 8;
-    const frameBytes = 2 + lengthBytes + (this.masked ? 4 : 0) + length;
+    const chars = text.length;
+    // A text of 126 to 21,845 UTF-16 units is 126 to 65,535 bytes of UTF-8 whatever it holds: its header is the
+    // 16-bit length form, so it is written with one UTF-8 write and its length set after (no byteLength pass).
+    const oneWrite = chars >= 126 && chars <= MAX_CHARS_16;
+    const length = oneWrite ? -1 : Buffer.byteLength(text);
+    const lengthBytes = oneWrite ? 2 : length < 126 ? 0 : length < 65536 ? 2 : 8;
+    const frameBytes = 2 + lengthBytes + (this.masked ? 4 : 0) + (oneWrite ? 3 * chars : length);
     let buffer = this.buffer;
     if (buffer === undefined || buffer.length - this.at < frameBytes) {
       this.flush();
@@ -83,12 +89,12 @@ export class FrameWriter {
     let at = this.at;
     buffer[at] = 0x81; // FIN + text
     const maskBit = this.masked ? 0x80 : 0;
+    const lengthAt = at + 2;
     if (lengthBytes === 0) {
       buffer[at + 1] = maskBit | length;
       at += 2;
     } else if (lengthBytes === 2) {
       buffer[at + 1] = maskBit | 126;
-      buffer.writeUInt16BE(length, at + 2);
       at += 4;
     } else {
       buffer[at + 1] = maskBit | 127;
@@ -100,7 +106,9 @@ export class FrameWriter {
       buffer.writeUInt32BE(0, at); // the masking key: zero, so the payload is not transformed
       at += 4;
     }
-    this.at = at + buffer.write(text, at, length, 'utf8');
+    const written = buffer.write(text, at, oneWrite ? buffer.length - at : length, 'utf8');
+    if (lengthBytes === 2) buffer.writeUInt16BE(written, lengthAt);
+    this.at = at + written;
     if (!this.turnQueued) {
       this.turnQueued = true;
       setImmediate(this.endTurn);
