@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { spliceCallerId, spliceTraceparent } from '../src/transport/raw-frame.js';
+import { forwardableText, spliceCallerId, spliceTraceparent } from '../src/transport/raw-frame.js';
 
 const ID = '6f1c2a9e-0000-4000-8000-000000000001';
 
@@ -96,5 +96,47 @@ describe('spliceTraceparent', () => {
   it('refuses a frame that carries the key twice', () => {
     const text = `{"traceparent":"${PREV}","data":{"traceparent":"${PREV}"}}`;
     expect(spliceTraceparent(text, PREV, NEXT)).toBeUndefined();
+  });
+});
+
+describe('forwardableText', () => {
+  const NEXT = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+  const PREV = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('sets the traceparent and the caller id exactly as the two splices one after the other do', () => {
+    const frame = fc.record({
+      type: fc.constant('invokefunction'),
+      invocation_id: fc.uuid(),
+      function_id: fc.string(),
+      data: fc.oneof(
+        fc.dictionary(
+          fc.string().filter((k) => k !== '__proto__'),
+          fc.jsonValue(),
+        ),
+        fc.jsonValue(),
+      ),
+      traceparent: fc.option(fc.constantFrom(PREV, 'not-a-traceparent'), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(frame, fc.boolean(), (f, pretty) => {
+        const text = JSON.stringify(f, null, pretty ? 2 : undefined);
+        const previous = f.traceparent === PREV ? PREV : undefined;
+        const both = forwardableText(text, f.data, ID, { previous, next: NEXT });
+        const traced = spliceTraceparent(text, previous, NEXT);
+        const data: unknown = f.data;
+        const accepts =
+          typeof data === 'object' && data !== null && !Array.isArray(data) && !('_caller_worker_id' in data);
+        const stepwise = traced === undefined || !accepts ? undefined : spliceCallerId(traced, ID);
+        expect(both).toBe(stepwise);
+        if (both !== undefined) {
+          expect(JSON.parse(both)).toEqual({
+            ...(JSON.parse(text) as object),
+            traceparent: NEXT,
+            data: { ...(f.data as object), _caller_worker_id: ID },
+          });
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

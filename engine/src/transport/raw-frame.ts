@@ -133,18 +133,20 @@ function quickDataStart(text: string): number | undefined {
 }
 
 /**
- * The frame with `"_caller_worker_id":"<workerId>"` added as the first key of its top-level `data` object, or
- * undefined when the frame is not in the simple shape this handles. `text` must already be valid JSON (the
- * engine JSON.parses every frame first) and its `data` must not already hold `_caller_worker_id`.
+ * The frame with `"_caller_worker_id":"<workerId>"` added as the first key of its top-level `data` object (and
+ * `firstField`, when given, as the frame's own first field), or undefined when the frame is not in the simple
+ * shape this handles. `text` must already be valid JSON (the engine JSON.parses every frame first) and its `data`
+ * must not already hold `_caller_worker_id`.
  */
-export function spliceCallerId(text: string, workerId: string): string | undefined {
+export function spliceCallerId(text: string, workerId: string, firstField = ''): string | undefined {
   try {
     const start = quickDataStart(text) ?? dataSpan(text)?.start;
     if (start === undefined || text.charCodeAt(start) !== OPEN_BRACE) return undefined;
     const afterBrace = skipSpace(text, start + 1);
     const empty = text.charCodeAt(afterBrace) === CLOSE_BRACE;
     const field = `"_caller_worker_id":${JSON.stringify(workerId)}${empty ? '' : ','}`;
-    return text.slice(0, start + 1) + field + text.slice(start + 1);
+    const before = firstField === '' ? text.slice(0, start + 1) : `{${firstField}${text.slice(1, start + 1)}`;
+    return before + field + text.slice(start + 1);
   } catch {
     return undefined;
   }
@@ -191,10 +193,21 @@ export function forwardableText(
   trace?: TraceReplacement,
 ): string | undefined {
   if (typeof raw !== 'string') return undefined;
+  if (trace !== undefined && trace.previous === undefined && callerWorkerId !== undefined) {
+    // both splices in one pass over the text as it came: a second splice into the first one's result would make
+    // V8 copy that result into one piece before searching it
+    if (raw.charCodeAt(0) !== OPEN_BRACE || raw.includes(TRACEPARENT_KEY) || !acceptsCallerId(data)) return undefined;
+    return spliceCallerId(raw, callerWorkerId, `${TRACEPARENT_KEY}:"${trace.next}",`);
+  }
   let text: string | undefined = raw;
   if (trace !== undefined) text = spliceTraceparent(raw, trace.previous, trace.next);
   // unchanged text: the executor parses exactly what the engine validated (duplicate keys resolve the same way)
   if (text === undefined || callerWorkerId === undefined) return text;
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || '_caller_worker_id' in data) return undefined;
+  if (!acceptsCallerId(data)) return undefined;
   return spliceCallerId(text, callerWorkerId);
+}
+
+/** `data` is a plain object without `_caller_worker_id` (one holding it goes the re-encoding path). */
+function acceptsCallerId(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && !('_caller_worker_id' in data);
 }
