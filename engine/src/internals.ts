@@ -46,6 +46,7 @@ export function createInternals(
     peerView: () => peers,
     invocationsObserved: () => core.hooks.startObservers.length > 0 || core.hooks.settleObservers.length > 0,
     call: (functionId, data, options, onDone) => core.call(functionId, data, options, onDone),
+    workerName: (id) => core.workers.get(id)?.name,
     listWorkers: () => [...core.workers.values()].map(workerView),
     getWorker: (id) => {
       const worker = core.workers.get(id);

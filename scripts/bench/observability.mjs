@@ -217,7 +217,8 @@ export async function run({ log }) {
     const otelPid = body.workers?.find((w) => w.name === 'svc-otel')?.pid;
     const memory = { spans: status.spans.count, engine: rssMiB(on.engine.pid), otel: otelPid && rssMiB(otelPid) };
     log(
-      `spans stored ${status.spans.count}/${status.spans.max}; engine RSS ${memory.engine} MiB, svc-otel ${memory.otel} MiB`,
+      `spans stored ${status.spans.count}/${status.spans.max}; engine RSS ${memory.engine} MiB, svc-otel ${memory.otel} MiB ` +
+        `(the tracing-off engine: ${rssMiB(off.engine.pid)} MiB)`,
     );
     const floor = Math.round(summary(off).perSecond);
     const value = Math.round(summary(on).perSecond);

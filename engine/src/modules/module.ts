@@ -99,6 +99,8 @@ export interface EngineInternals {
   invocationsObserved(): boolean;
   /** Calls a function as the engine itself (through the dispatch middleware); `onDone` gets one outcome. */
   call(functionId: string, data: unknown, options: CallOptions, onDone: (outcome: InvocationOutcome) => void): void;
+  /** The name a connected worker goes by now (no snapshot: cheap enough for the invocation path). */
+  workerName(workerId: string): string | undefined;
   /** Snapshots (built on demand, never on the invocation path). */
   listWorkers(): WorkerView[];
   getWorker(workerId: string): WorkerView | undefined;

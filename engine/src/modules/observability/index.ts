@@ -86,7 +86,7 @@ class ObservabilityModule implements EngineModule {
       keepAll: keepsAll ? { parentBased: sampling.parentBased } : undefined,
       spans,
       defaultService: this.config.service_name,
-      workerName: (workerId: string) => ctx.engine.getWorker(workerId)?.name,
+      workerName: (workerId: string) => ctx.engine.workerName(workerId),
     };
     const tracer = new InvocationTracer(tracing, this.metrics);
     this.tracer = tracer;

@@ -92,10 +92,11 @@ export class InvocationTracer implements LifecycleObserver {
     // calls answered before routing (middleware, actions, no provider) have no span and are not invocations
     if (event.invocationId === undefined) return;
     const failed = event.outcome !== 'ok';
-    if (this.metrics !== undefined && this.isTraced(event.functionId)) {
+    const span = this.spans.get(event.invocationId);
+    // a span is only ever started for a traced function
+    if (this.metrics !== undefined && (span !== undefined || this.isTraced(event.functionId))) {
       this.metrics.settled(event.functionId, event.durationMs, failed);
     }
-    const span = this.spans.get(event.invocationId);
     if (span === undefined) return;
     this.spans.delete(event.invocationId);
     if (span.service === event.executorWorkerId) this.renameService(span, event.executorWorkerId);
