@@ -3,10 +3,11 @@
  * fields an OpenTelemetry span, `BatchSpanProcessor` and `JsonTraceSerializer` would send for them (resource per
  * service, scope `svc`, kind server, the invocation id and service attributes, status and `exception` event), in
  * a compact text svc-otel turns into the same stored spans as their OTLP/JSON. A span costs one small record
- * while it runs; its batch is written once, when it is shipped (512 spans, or 100 ms after its first span, or
- * about 1 MiB of error text), outside the call that filled it.
+ * while it runs; when it ends, its line is written into the open batch's buffer, and the batch leaves (as the
+ * JSON text of its `otel::ingest` payload) at 512 spans, 100 ms after its first span, or at about 1 MiB of error
+ * text, outside the call that filled it.
  *
- * Ownership: owns its batch timer; `close()` ships what is pending and stops it.
+ * Ownership: owns its batch timer and line buffer; `close()` ships what is pending and stops the timer.
  */
 import { randomFillSync } from 'node:crypto';
 import type { Attributes } from '@opentelemetry/api';
