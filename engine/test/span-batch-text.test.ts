@@ -5,7 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimal, IdPool, SpanBatch, SpanRecord } from '../src/modules/observability/span-batch.js';
+import { SpanBatch } from '../src/modules/observability/span-batch.js';
+import { decimal } from '../src/modules/observability/span-lines.js';
+import { IdPool, SpanRecord } from '../src/modules/observability/span-record.js';
 
 const RESOURCE = { 'service.namespace': 'shop "eu"', 'deployment.environment': 'test\n' };
 

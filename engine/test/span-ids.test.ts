@@ -1,6 +1,6 @@
 /** Trace and span ids of the engine's spans: W3C-shaped (lowercase hex, never all zero) and unique across refills. */
 import { describe, expect, it } from 'vitest';
-import { IdPool } from '../src/modules/observability/span-batch.js';
+import { IdPool } from '../src/modules/observability/span-record.js';
 
 describe('IdPool', () => {
   it('gives 32- and 16-digit lowercase hex ids, none repeated, across many refills of its pool', () => {

@@ -4,14 +4,15 @@
  * whose context is what the executor receives (the observer returns it from `invocationStarted`), so a nested
  * call made from the handler hangs under it; and the invocation metrics. The sampler is the one the SDK and the
  * workers share (rules, ratio by trace id, parent-based, rate limit); a sampled span is a plain `SpanRecord`
- * until its batch is written (span-batch.ts), which is all this hot path needs of a span.
+ * until its line is written into its batch (span-lines.ts, span-batch.ts), which is all this hot path needs of a span.
  */
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { SamplingDecision, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { parseTraceparent, SERVICE_ATTRIBUTE } from '@svc/sdk';
 import type { InvocationSettled, InvocationStarted, LifecycleObserver } from '../module.js';
 import type { EngineMetrics } from './engine-metrics.js';
-import { IdPool, SpanRecord, type SpanBatch } from './span-batch.js';
+import type { SpanBatch } from './span-batch.js';
+import { IdPool, SpanRecord } from './span-record.js';
 
 /** Functions whose calls get no span: the telemetry path itself and the engine's own introspection. */
 export function isTracedFunction(functionId: string): boolean {
