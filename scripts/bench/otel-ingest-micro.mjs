@@ -12,11 +12,16 @@ import pino from 'pino';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const { Collector } = await import(join(ROOT, 'workers/observability/dist/collector.js'));
 const { observabilityConfigSchema } = await import(join(ROOT, 'workers/observability/dist/config.js'));
-const { SpanBatch, SpanRecord, IdPool } = await import(join(ROOT, 'engine/dist/modules/observability/span-batch.js'));
+const { SpanBatch } = await import(join(ROOT, 'engine/dist/modules/observability/span-batch.js'));
+const { SpanRecord, IdPool } = await import(join(ROOT, 'engine/dist/modules/observability/span-record.js'));
 const config = observabilityConfigSchema.parse({ exporter: 'memory', memory_max_spans: 10000, metrics_enabled: true });
 const c = new Collector(config, pino({ level: 'silent' }));
 const bodies = [];
-const batch = new SpanBatch({ send: (b) => bodies.push(b) > 0, resource: { 'service.namespace': 'svc' } });
+// the engine sends each batch as the JSON text of its `otel::ingest` payload; svc-otel's connection parses it
+const batch = new SpanBatch({
+  send: (json) => bodies.push(JSON.parse(json).body) > 0,
+  resource: { 'service.namespace': 'svc' },
+});
 const ids = new IdPool();
 const now = Date.now();
 for (let i = 0; i < 512 * 40; i++) {
@@ -47,6 +52,9 @@ const w1 = performance.now();
 const wall = w1 - w0;
 await new Promise((resolve) => setTimeout(resolve, 50)); // gc entries are delivered after the loop
 observer.disconnect();
+if (c.spans.size !== Math.min(N * 512, 10000)) {
+  throw new Error(`the store holds ${c.spans.size} spans after ${N} batches: svc-otel refused the batches`);
+}
 const during = gcs.filter((e) => e.startTime >= w0 && e.startTime <= w1);
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const gc = (kind) => {
