@@ -6,28 +6,18 @@
  */
 import type { SpanRecord } from './span-record.js';
 
-/** The strings of one batch, each written once; `-` stands for "none" (an empty text is none, too). */
+/** The strings of one batch, each written once (the line writer remembers the name and service it used last). */
 export class StringTable {
   readonly list: string[] = [];
   private readonly at = new Map<string, number>();
-  /** The last string looked up and its index: spans of a batch mostly repeat the one before. */
-  private last: string | undefined = undefined;
-  private lastIndex = 0;
 
   index(value: string): number {
-    if (value === this.last) return this.lastIndex;
     let i = this.at.get(value);
     if (i === undefined) {
       i = this.list.push(value) - 1;
       this.at.set(value, i);
     }
-    this.last = value;
-    this.lastIndex = i;
     return i;
-  }
-
-  optional(value: string | undefined): string | number {
-    return value === undefined || value === '' ? '-' : this.index(value);
   }
 }
 
