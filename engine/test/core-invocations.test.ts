@@ -2,6 +2,8 @@
  * The core over in-memory connections: routing, replicas, results, void, enqueue, timeouts and cancellation.
  */
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineCore } from '../src/core/engine-core.js';
@@ -10,6 +12,10 @@ import { MemoryConnection } from './memory-connection.js';
 
 const logger = pino({ level: 'silent' });
 let core: EngineCore;
+
+setFlagsFromString('--expose-gc');
+/** A full garbage collection (the flag exposes `gc` to contexts made after it is set). */
+const collectGarbage = runInNewContext('gc') as () => void;
 
 function connect(features: string[] = []): { conn: MemoryConnection; worker: Worker } {
   const conn = new MemoryConnection(features);
@@ -76,6 +82,24 @@ describe('core routing', () => {
     expect(caller.conn.of('invocationresult')).toHaveLength(0);
     answer(exec.worker, id, 'real');
     expect(caller.conn.of('invocationresult')[0]?.result).toBe('real');
+  });
+
+  it("lets go of a call's payload once its frame is sent, while the call waits for its answer", async () => {
+    core = new EngineCore({ logger });
+    const exec = connect();
+    const caller = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'a::b' });
+    let data: { blob: string } | undefined = { blob: 'x'.repeat(1 << 20) };
+    const payload = new WeakRef(data);
+    const id = invoke(caller.worker, 'a::b', data);
+    data = undefined;
+    expect(exec.conn.of('invokefunction')[0]!.data).toMatchObject({ blob: expect.any(String) });
+    await new Promise((r) => setTimeout(r, 0)); // a WeakRef keeps its target until the current job ends
+    collectGarbage();
+    expect(payload.deref()).toBeUndefined();
+    expect(core.invocations.size).toBe(1);
+    answer(exec.worker, id, 'done');
+    expect(caller.conn.of('invocationresult')).toMatchObject([{ invocation_id: id, result: 'done' }]);
   });
 
   it('void: the executor gets a fresh id and its answer is dropped; the caller gets nothing', () => {

@@ -16,8 +16,12 @@ export interface InvocationOutcome {
 
 export interface CallRequest {
   readonly functionId: string;
-  /** The payload, as the caller sent it. Middleware read it, never change it (the frame may be forwarded as is). */
-  readonly data: unknown;
+  /**
+   * The payload, as the caller sent it. Middleware read it, never change it (the frame may be forwarded as is).
+   * The router lets go of it (and of `raw`) once the executor's frame is sent, so a call that waits long for its
+   * answer does not keep its payload alive (docs/performance.md, "Payloads let go once sent").
+   */
+  data: unknown;
   /** `undefined` or `{type: 'void'}` are handled by the core; any other type goes to the action's handler. */
   readonly action: TriggerActionWire | undefined;
   /** The worker that made the call; undefined for engine-internal calls. */
