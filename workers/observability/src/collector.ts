@@ -103,6 +103,7 @@ export class Collector {
     } else {
       const batch = this.engineSpans.pack(text);
       if (this.config.exporter !== 'otlp') this.spans.addPacked(batch);
+      this.export?.spansNotSent(batch.count); // the receiver is taken to be down, if spans are exported at all
     }
   }
 

@@ -17,7 +17,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Collector } from '../src/collector.js';
 import { observabilityConfigSchema, type ObservabilityConfig } from '../src/config.js';
-import { ExportQueue, RateLimitedWarn } from '../src/export/export-queue.js';
+import { ExportQueue, FAILURES_BEFORE_PAUSE, RateLimitedWarn } from '../src/export/export-queue.js';
 import type { OtlpExportStatus } from '../src/export/otlp-export.js';
 import { OtlpReceiver } from './otlp-receiver.js';
 
@@ -331,6 +331,49 @@ describe('drop policy', () => {
       [5, 6],
     ]);
     expect(lines().filter((l) => /export queue is full/.test(String(l.msg)))).toHaveLength(1);
+    await queue.close();
+  });
+
+  it('leaves a receiver alone for a pause after failures in a row, then tries it again; a success ends it', async () => {
+    const { logger, lines } = capturingLogger();
+    let fail = true;
+    let exports = 0;
+    const queue = new ExportQueue<number>(
+      () => {
+        exports++;
+        return fail ? Promise.reject(new Error('ECONNREFUSED')) : Promise.resolve();
+      },
+      {
+        signal: 'traces',
+        maxQueueSize: 8,
+        maxBatchSize: 1,
+        delayMs: 10_000,
+        timeoutMs: 1000,
+        pauseMs: { first: 150, longest: 300 },
+      },
+      logger,
+    );
+    queue.add([1, 2, 3, 4, 5]); // one export per item: the third failure in a row pauses and drops the rest
+    await until(() => queue.counters.paused_until !== null, 'the pause');
+    expect(exports).toBe(FAILURES_BEFORE_PAUSE);
+    expect(queue.counters).toMatchObject({ failed: 3, dropped: 2, queued: 0 });
+    expect(queue.accepting).toBe(false);
+    queue.add([6, 7]); // refused while paused: counted, never exported
+    expect(queue.counters.dropped).toBe(4);
+    expect(lines().some((l) => /failed 3 exports in a row; nothing is sent for 0.15 s/.test(String(l.msg)))).toBe(true);
+
+    await until(() => queue.accepting, 'the end of the pause', 2000);
+    const firstPauseEnded = Date.now();
+    queue.add([8]); // one more failure is enough: paused again, for twice as long
+    await until(() => queue.counters.paused_until !== null, 'the second pause');
+    expect(queue.counters.paused_until! - firstPauseEnded).toBeGreaterThanOrEqual(250);
+    expect(exports).toBe(4);
+
+    fail = false;
+    await until(() => queue.accepting, 'the end of the second pause', 2000);
+    queue.add([9, 10]);
+    await until(() => queue.counters.sent === 2, 'the exports after the receiver came back');
+    expect(queue.counters.paused_until).toBeNull();
     await queue.close();
   });
 

@@ -10,6 +10,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SvcClient, TriggerBinding } from '@svc/sdk';
 import { Collector } from '../src/collector.js';
 import { observabilityConfigSchema } from '../src/config.js';
+import { FAILURES_BEFORE_PAUSE, type ExportCounters } from '../src/export/export-queue.js';
+import type { OtlpExportStatus } from '../src/export/otlp-export.js';
 import { HttpRequestCounter } from '../src/http-requests.js';
 import { EngineSpanDecoder } from '../src/otlp/decode-engine-spans.js';
 import { decodeTraces, type StoredSpan } from '../src/otlp/decode-traces.js';
@@ -363,7 +365,7 @@ describe('EngineSpanDecoder.pack', () => {
 });
 
 describe('Collector and engine span batches', () => {
-  const config = (exporter: 'memory' | 'otlp') =>
+  const config = (exporter: 'memory' | 'otlp' | 'both') =>
     observabilityConfigSchema.parse({
       exporter,
       logs_exporter: 'both', // logs go out over OTLP: spans still need not be decoded at ingest
@@ -425,6 +427,31 @@ describe('Collector and engine span batches', () => {
       collector.ingest('SVCS', text);
       expect(decode.mock.calls.length).toBe(1);
       expect(collector.spans.size).toBe(0);
+    } finally {
+      decode.mockRestore();
+      await collector.close();
+    }
+  });
+
+  it('keeps a batch packed while the OTLP receiver is down, counting its spans dropped for export', async () => {
+    const decode = vi.spyOn(EngineSpanDecoder.prototype, 'decode');
+    const collector = new Collector(config('both'), pino({ level: 'silent' }));
+    const full = batch(
+      Array.from({ length: 512 }, (_, i) => lineOf(i % TRACES.length, (i + 1).toString(16).padStart(16, '0'))),
+    );
+    const traces = (): ExportCounters => (collector.status() as { otlp: OtlpExportStatus }).otlp.traces!;
+    try {
+      // a full batch goes out at once; nothing listens on the endpoint, so each export fails
+      for (let i = 1; i <= FAILURES_BEFORE_PAUSE; i++) {
+        collector.ingest('SVCS', full);
+        await vi.waitFor(() => expect(traces().failed).toBe(512 * i), { timeout: 5000 });
+      }
+      expect(decode.mock.calls.length).toBe(FAILURES_BEFORE_PAUSE);
+      expect(traces().paused_until).not.toBeNull();
+      collector.ingest('SVCS', full);
+      expect(decode.mock.calls.length).toBe(FAILURES_BEFORE_PAUSE); // not decoded: it would only be dropped
+      expect(traces()).toMatchObject({ failed: 512 * FAILURES_BEFORE_PAUSE, dropped: 512 });
+      expect(collector.spans.size).toBe(512 * (FAILURES_BEFORE_PAUSE + 1)); // memory keeps every span
     } finally {
       decode.mockRestore();
       await collector.close();

@@ -6,6 +6,12 @@
  * Everything is counted (`sent`, `failed`, `dropped`, in items), and problems are logged at `warn` for the first
  * few, then at most once a minute with the counts.
  *
+ * A receiver that fails `FAILURES_BEFORE_PAUSE` exports in a row is taken to be down: for a pause (5 s, doubling
+ * up to a minute while it stays down) the queue takes nothing (`accepting` is false, so callers skip converting
+ * what would only be dropped; `refuse` counts it) and drops what it held; the first export after the pause tries
+ * the receiver again. A successful export ends it all. So the default setup (`exporter: both` with no collector
+ * listening) does not pay for converting and serialising every span only to fail.
+ *
  * Why not the SDK's `BatchSpanProcessor` / `BatchLogRecordProcessor`: they take spans and records as they end in
  * this process and count their drops privately; here the items arrive already in batches from other processes,
  * metrics have no batch processor (a `MetricReader` collects from a `MeterProvider`, not from decoded points), and
@@ -20,6 +26,8 @@ export interface ExportQueueOptions {
   maxBatchSize: number;
   delayMs: number;
   timeoutMs: number;
+  /** The first pause after `FAILURES_BEFORE_PAUSE` failures in a row, and the longest (default 5 s and 60 s). */
+  pauseMs?: { first: number; longest: number };
 }
 
 export interface ExportCounters {
@@ -27,7 +35,14 @@ export interface ExportCounters {
   failed: number;
   dropped: number;
   queued: number;
+  /** While the receiver is taken to be down: when the queue tries it again (epoch ms); else null. */
+  paused_until: number | null;
 }
+
+/** Failed exports in a row after which the receiver is taken to be down. */
+export const FAILURES_BEFORE_PAUSE = 3;
+const FIRST_PAUSE_MS = 5_000;
+const LONGEST_PAUSE_MS = 60_000;
 
 /** Exports one batch; resolves when the receiver took it, rejects when it did not. */
 export type ExportBatch<T> = (batch: T[]) => Promise<void>;
@@ -62,7 +77,10 @@ export class ExportQueue<T> {
   private exporting: Promise<void> | undefined;
   private closed = false;
   private readonly warn: RateLimitedWarn;
-  readonly counters: ExportCounters = { sent: 0, failed: 0, dropped: 0, queued: 0 };
+  readonly counters: ExportCounters = { sent: 0, failed: 0, dropped: 0, queued: 0, paused_until: null };
+  private failuresInARow = 0;
+  private nextPauseMs: number;
+  private pausedUntil = 0;
 
   constructor(
     private readonly exportBatch: ExportBatch<T>,
@@ -70,11 +88,30 @@ export class ExportQueue<T> {
     logger: Logger,
   ) {
     this.warn = new RateLimitedWarn(logger);
+    this.nextPauseMs = options.pauseMs?.first ?? FIRST_PAUSE_MS;
+  }
+
+  /** False while the receiver is taken to be down (or once closed): what is offered now is only dropped. */
+  get accepting(): boolean {
+    if (this.closed) return false;
+    if (this.pausedUntil === 0) return true;
+    if (Date.now() < this.pausedUntil) return false;
+    this.pausedUntil = 0; // the pause is over: the next export tries the receiver again
+    this.counters.paused_until = null;
+    return true;
+  }
+
+  /** Counts `n` items offered while not `accepting` as dropped (they were never converted). */
+  refuse(n: number): void {
+    if (n === 0) return;
+    if (this.closed) this.drop(n, 'shutting down');
+    else this.drop(n, `the receiver is down (tried again at ${new Date(this.pausedUntil).toISOString()})`);
   }
 
   /** Queues what fits; never blocks, never throws. */
   add(items: readonly T[]): void {
     if (items.length === 0) return;
+    if (!this.closed && !this.accepting) return this.refuse(items.length);
     const room = this.closed ? 0 : this.options.maxQueueSize - this.queue.length;
     const taken = items.length <= room ? items : items.slice(0, Math.max(0, room));
     for (const item of taken) this.queue.push(item);
@@ -150,15 +187,35 @@ export class ExportQueue<T> {
     try {
       await Promise.race([this.exportBatch(batch), timeout]);
       this.counters.sent += batch.length;
+      this.failuresInARow = 0;
+      this.nextPauseMs = this.options.pauseMs?.first ?? FIRST_PAUSE_MS;
     } catch (err) {
       this.counters.failed += batch.length;
       this.warn.warn(
         { signal: this.options.signal, items: batch.length, failed: this.counters.failed, err: messageOf(err) },
         `OTLP export of ${this.options.signal} failed; the batch is dropped`,
       );
+      if (++this.failuresInARow >= FAILURES_BEFORE_PAUSE) this.pause();
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The receiver is taken to be down: nothing is taken until the pause is over, and what waits is dropped. */
+  private pause(): void {
+    const ms = this.nextPauseMs;
+    this.pausedUntil = Date.now() + ms;
+    this.counters.paused_until = this.pausedUntil;
+    this.nextPauseMs = Math.min(2 * ms, this.options.pauseMs?.longest ?? LONGEST_PAUSE_MS);
+    const left = this.queue.length;
+    this.queue = [];
+    this.counters.queued = 0;
+    this.counters.dropped += left;
+    this.warn.warn(
+      { signal: this.options.signal, failures: this.failuresInARow, pause_ms: ms, dropped: this.counters.dropped },
+      `OTLP export of ${this.options.signal}: the receiver failed ${this.failuresInARow} exports in a row; ` +
+        `nothing is sent for ${ms / 1000} s, then it is tried again`,
+    );
   }
 
   /** Counts `n` items that could not be queued (they did not convert) as failed. */

@@ -3,7 +3,8 @@
  * protobuf encoding): decoded spans, log records and metric points are rebuilt as the SDK's `ReadableSpan`s,
  * `ReadableLogRecord`s and `ResourceMetrics` (with the producer's resource attributes and scope, see
  * `to-sdk.ts`) and go to `<endpoint>/v1/traces`, `/v1/metrics` and `/v1/logs` through a bounded queue per signal
- * (`export-queue.ts`): full queue, failure or timeout → the items are counted and dropped, never held back.
+ * (`export-queue.ts`): full queue, failure or timeout → the items are counted and dropped, never held back; a
+ * receiver that keeps failing is left alone for a pause, and what arrives meanwhile is counted without conversion.
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -62,6 +63,8 @@ function offer<I, T>(
   convert: (items: readonly I[]) => T[],
 ): void {
   if (queue === undefined || items.length === 0) return;
+  // a receiver taken to be down: counted as dropped without the conversion
+  if (!queue.accepting) return queue.refuse(items.length);
   let converted: T[];
   try {
     converted = convert(items);
@@ -136,9 +139,17 @@ export class OtlpExport {
     return this.exporters.length > 0;
   }
 
-  /** True when spans go out (`exporter` includes `otlp`); `spans` does nothing otherwise. */
+  /**
+   * True when spans go out now (`exporter` includes `otlp` and the receiver is not taken to be down); `spans`
+   * only counts what it is given otherwise.
+   */
   get exportsSpans(): boolean {
-    return this.spanQueue !== undefined;
+    return this.spanQueue?.accepting === true;
+  }
+
+  /** Spans that were not decoded because `exportsSpans` was false: counted as dropped when spans are exported. */
+  spansNotSent(n: number): void {
+    this.spanQueue?.refuse(n);
   }
 
   spans(spans: readonly StoredSpan[]): void {
