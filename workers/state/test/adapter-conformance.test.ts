@@ -117,6 +117,17 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     ]);
   });
 
+  it.skipIf(skip)('writes made in one turn (pipelined to Redis) reach the feed in commit order', async () => {
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.set('s', 'k', i)));
+    await waitFor(() => seen.length >= 50);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toHaveLength(50);
+    // each change replaced exactly what the one before it wrote, and the last is what is stored
+    seen.forEach((change, i) => expect(change.old_value).toEqual(i === 0 ? null : seen[i - 1]!.new_value));
+    expect(await store.get('s', 'k')).toEqual(seen[49]!.new_value);
+    expect(new Set(seen.map((c) => c.new_value)).size).toBe(50);
+  });
+
   it.skipIf(skip)('close is idempotent; later calls fail with adapter_closed', async () => {
     await store.close();
     await store.close();

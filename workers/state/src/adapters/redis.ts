@@ -6,8 +6,11 @@
  * (`<prefix>scopes`). `set` and `delete` are single Lua scripts; `update` is an optimistic read → mutate →
  * compare-and-set loop. So `old_value` is always exactly the value the write replaced.
  *
- * The change feed carries the changes this process committed, in the order Redis applied them (one connection:
- * replies come back in commit order). Triggers therefore fire in the process that committed the write, once; the
+ * Commands issued in the same turn of the event loop go out pipelined (ioredis `enableAutoPipelining`): a burst
+ * of calls costs one socket write, not one per command.
+ *
+ * The change feed carries the changes this process committed, in the order Redis applied them (one connection,
+ * pipelined or not: replies come back in commit order). Triggers therefore fire in the process that committed the write, once; the
  * other replicas, which hold the same bindings, do not see it. See the README ("Triggers with several replicas").
  */
 import { Redis } from 'ioredis';
@@ -47,7 +50,12 @@ export class RedisAdapter implements StateAdapter {
   private closed = false;
 
   constructor(private readonly options: RedisAdapterOptions) {
-    const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, commandTimeout: 10_000 });
+    const redis = new Redis(options.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 3,
+      commandTimeout: 10_000,
+      enableAutoPipelining: true,
+    });
     redis.defineCommand('stateSet', { numberOfKeys: 2, lua: SET_SCRIPT });
     redis.defineCommand('stateDelete', { numberOfKeys: 2, lua: DELETE_SCRIPT });
     redis.defineCommand('stateCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
