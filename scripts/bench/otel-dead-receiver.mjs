@@ -4,17 +4,15 @@
 // the first second not counted. Prints CPU µs per span and the export counters. Run after `npm run build`.
 //   node scripts/bench/otel-dead-receiver.mjs [memory|both|otlp (both)]
 // Helper (exports no `run`): the figure to compare two builds of svc-otel's export queue.
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { engineSpanBodies } from './lib/engine-span-batches.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const { Collector } = await import(join(ROOT, 'workers/observability/dist/collector.js'));
 const { observabilityConfigSchema } = await import(join(ROOT, 'workers/observability/dist/config.js'));
-const { SpanBatch } = await import(join(ROOT, 'engine/dist/modules/observability/span-batch.js'));
-const { SpanRecord, IdPool } = await import(join(ROOT, 'engine/dist/modules/observability/span-record.js'));
 
 const exporter = process.argv[2] ?? 'both';
 const RATE_MS = 12.5;
@@ -28,29 +26,7 @@ const config = observabilityConfigSchema.parse({
   memory_max_spans: 10000,
 });
 const collector = new Collector(config, pino({ level: 'silent' }));
-const bodies = [];
-const batch = new SpanBatch({
-  send: (json) => bodies.push(JSON.parse(json).body) > 0,
-  resource: { 'service.namespace': 'svc' },
-});
-const ids = new IdPool();
-const now = Date.now();
-for (let i = 0; i < 512 * 40; i++) {
-  const s = new SpanRecord(
-    ids.traceId(),
-    ids.spanId(),
-    undefined,
-    'bench::echo',
-    'executor',
-    'executor',
-    randomUUID(),
-    now + i / 100,
-  );
-  s.endMs = s.startMs + 0.2;
-  s.ok();
-  batch.add(s);
-}
-batch.flush();
+const bodies = await engineSpanBodies();
 
 let n = 0;
 let start;

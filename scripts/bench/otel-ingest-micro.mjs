@@ -4,42 +4,18 @@
 // = scavenges, major = mark-compacts). Run after `npm run build`.
 //   node [--expose-gc] scripts/bench/otel-ingest-micro.mjs [batches (400)]
 // Helper (exports no `run`): the steady figure to compare two builds of svc-otel's decoder and span store.
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { engineSpanBodies } from './lib/engine-span-batches.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const { Collector } = await import(join(ROOT, 'workers/observability/dist/collector.js'));
 const { observabilityConfigSchema } = await import(join(ROOT, 'workers/observability/dist/config.js'));
-const { SpanBatch } = await import(join(ROOT, 'engine/dist/modules/observability/span-batch.js'));
-const { SpanRecord, IdPool } = await import(join(ROOT, 'engine/dist/modules/observability/span-record.js'));
 const config = observabilityConfigSchema.parse({ exporter: 'memory', memory_max_spans: 10000, metrics_enabled: true });
 const c = new Collector(config, pino({ level: 'silent' }));
-const bodies = [];
 // the engine sends each batch as the JSON text of its `otel::ingest` payload; svc-otel's connection parses it
-const batch = new SpanBatch({
-  send: (json) => bodies.push(JSON.parse(json).body) > 0,
-  resource: { 'service.namespace': 'svc' },
-});
-const ids = new IdPool();
-const now = Date.now();
-for (let i = 0; i < 512 * 40; i++) {
-  const s = new SpanRecord(
-    ids.traceId(),
-    ids.spanId(),
-    undefined,
-    'bench::echo',
-    'executor',
-    'executor',
-    randomUUID(),
-    now + i / 100,
-  );
-  s.endMs = s.startMs + 0.2;
-  s.ok();
-  batch.add(s);
-}
-batch.flush();
+const bodies = await engineSpanBodies();
 const N = Number(process.argv[2] ?? 400);
 const gcs = [];
 const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
