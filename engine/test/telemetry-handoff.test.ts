@@ -2,6 +2,8 @@
  * The telemetry hand-off holds batches while svc-otel's `otel::ingest` is not registered (start-up, a restart),
  * sends them in order once it is, and past its byte bound drops the oldest, counting each drop.
  */
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { SvcClient } from '@svc/sdk';
@@ -53,5 +55,33 @@ describe('telemetry hand-off', () => {
     handoff.functionsChanged();
     expect(sent.map((s) => s.body)).toEqual(['cccc', 'dddd']);
     expect(sent.map((s) => s.prefix)).toEqual(['SVCS', 'SVCS']);
+  });
+
+  it('hands a batch over as an object that reads and serialises as the payload its text encodes', () => {
+    const { client, sent } = recordingClient();
+    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => true);
+    const text = spanPayload('line 1\nline "2"');
+    handoff.localPayload('SVCS', text);
+    const [payload] = sent;
+    expect(Object.keys(payload!)).toEqual(['prefix', 'body']);
+    expect(payload).toEqual({ prefix: 'SVCS', body: 'line 1\nline "2"' });
+    expect(JSON.stringify(payload)).toBe(text);
+    expect({ ...payload }).toEqual({ prefix: 'SVCS', body: 'line 1\nline "2"' });
+  });
+
+  it('gives every batch payload the same hidden class, with fast properties', () => {
+    // A payload with getters made for it alone got a hidden class of its own (and, after a few, a property
+    // dictionary): each held its 70 KB batch text through its own closures, and the texts outlived
+    // young-generation collections and were promoted.
+    setFlagsFromString('--allow-natives-syntax');
+    const check = runInNewContext('(a, b) => %HaveSameMap(a, b) && %HasFastProperties(b)') as (
+      a: unknown,
+      b: unknown,
+    ) => boolean;
+    const { client, sent } = recordingClient();
+    const handoff = new TelemetryHandoff(client, pino({ level: 'silent' }), () => true);
+    for (let i = 0; i < 50; i++) handoff.localPayload('SVCS', spanPayload(`batch ${i}`));
+    expect(sent.map((p) => p.body)).toEqual(Array.from({ length: 50 }, (_, i) => `batch ${i}`));
+    expect(sent.filter((p) => !check(sent[0], p))).toEqual([]);
   });
 });
