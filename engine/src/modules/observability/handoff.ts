@@ -125,7 +125,8 @@ export class TelemetryHandoff {
  * The fields are own enumerable accessors, as a plain object's would be, and every payload shares the same two
  * getter functions and so one hidden class. Getters made per payload gave each a hidden class of its own (then a
  * property dictionary), and each batch's text, held by its closures, outlived young-generation collections and was
- * promoted: the tracing benchmark's engine spent 1.5 to 2 times as long in scavenges, with mark-compacts every few seconds.
+ * promoted: the tracing benchmark's engine spent 1.5 to 2 times as long in scavenges, with mark-compacts every few
+ * seconds.
  */
 class EncodedPayload {
   readonly #json: string;

@@ -10,8 +10,9 @@
  * of calls costs one socket write, not one per command.
  *
  * The change feed carries the changes this process committed, in the order Redis applied them (one connection,
- * pipelined or not: replies come back in commit order). Triggers therefore fire in the process that committed the write, once; the
- * other replicas, which hold the same bindings, do not see it. See the README ("Triggers with several replicas").
+ * pipelined or not: replies come back in commit order). Triggers therefore fire in the process that committed the
+ * write, once; the other replicas, which hold the same bindings, do not see it. See the README ("Triggers with
+ * several replicas").
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
