@@ -25,7 +25,8 @@ COPY workers/stream/package.json workers/stream/
 COPY workers/observability/package.json workers/observability/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
-COPY scripts/bundle-workers.mjs scripts/
+COPY scripts/bundle-programs.mjs scripts/
+COPY scripts/bundle/ scripts/bundle/
 COPY sdk/ sdk/
 COPY config/ config/
 COPY engine/ engine/

@@ -1,21 +1,22 @@
 /**
- * `@svc/config-kit/bundle`: how a capability worker's `main.js` picks what to run. `npm run build` bundles each
- * worker's `dist/program.js` (with the SDK, the config kit, zod and OpenTelemetry) into `dist/bundle/program.js`
- * (scripts/bundle-workers.mjs), which starts with far less module loading than the ~450 modules it is made of.
- * `dist/bundle/inputs.json` records what it was made from: the build-info file of each TypeScript project it took
- * modules from (`tsc -b` rewrites one whenever it builds that project) and the package.json of each package it took
- * from node_modules, with their modification times. The bundle runs only while they all still match, so after a
- * plain `tsc -b` the worker runs `dist/program.js`, never a stale bundle. Imports nothing but node:fs and node:path.
+ * `@svc/config-kit/bundle`: how an executable's `main.js` (the `svc` command's and each capability worker's) picks
+ * what to run. `npm run build` bundles each `dist/program.js` (with the SDK, the config kit, zod, the engine for
+ * the `svc` command, OpenTelemetry for the workers) into `dist/bundle/program.js` (scripts/bundle-programs.mjs),
+ * which starts with far less module loading than the hundreds of modules it is made of. `dist/bundle/inputs.json`
+ * records what it was made from: the build-info file of each TypeScript project it took modules from (`tsc -b`
+ * rewrites one whenever it builds that project) and the package.json of each package it took from node_modules,
+ * with their modification times. The bundle runs only while they all still match, so after a plain `tsc -b` the
+ * executable runs `dist/program.js`, never a stale bundle. Imports nothing but node:fs and node:path.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
- * The URL of the module a worker's `main.js` (at `mainUrl`) should import: `./bundle/program.js` when it is current,
- * else `./program.js`.
+ * The URL of the module an executable's `main.js` (at `mainUrl`) should import: `./bundle/program.js` when it is
+ * current, else `./program.js`.
  */
-export function workerProgram(mainUrl: string): string {
+export function currentProgram(mainUrl: string): string {
   const dist = dirname(fileURLToPath(mainUrl));
   return pathToFileURL(currentBundle(join(dist, 'bundle')) ?? join(dist, 'program.js')).href;
 }

@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { workerProgram } from '../kit/src/bundle.js';
+import { currentProgram } from '../kit/src/bundle.js';
 
-/** A built worker: dist/main.js, dist/program.js, the project's build info, and (when written) the bundle. */
-describe('workerProgram', () => {
+/**
+ * A built executable (a capability worker, the svc command): dist/main.js, dist/program.js, the project's build
+ * info, and (when written) the bundle.
+ */
+describe('currentProgram', () => {
   let dist: string;
   let buildInfo: string;
   const mainUrl = (): string => pathToFileURL(join(dist, 'main.js')).href;
@@ -19,7 +22,7 @@ describe('workerProgram', () => {
   };
 
   beforeEach(() => {
-    dist = join(mkdtempSync(join(tmpdir(), 'svc-worker-bundle-')), 'dist');
+    dist = join(mkdtempSync(join(tmpdir(), 'svc-program-bundle-')), 'dist');
     mkdirSync(dist);
     buildInfo = join(dist, '.tsbuildinfo');
     for (const file of ['main.js', 'program.js']) writeFileSync(join(dist, file), '');
@@ -29,24 +32,24 @@ describe('workerProgram', () => {
   afterEach(() => rmSync(join(dist, '..'), { recursive: true, force: true }));
 
   it('runs program.js when there is no bundle', () => {
-    expect(workerProgram(mainUrl())).toBe(url('program.js'));
+    expect(currentProgram(mainUrl())).toBe(url('program.js'));
   });
 
   it('runs the bundle while the projects it was built from are unchanged', () => {
     writeBundle();
-    expect(workerProgram(mainUrl())).toBe(url('bundle/program.js'));
+    expect(currentProgram(mainUrl())).toBe(url('bundle/program.js'));
   });
 
   it('runs program.js once a project the bundle was built from is rebuilt (a plain tsc -b)', () => {
     writeBundle();
     const later = new Date(statSync(buildInfo).mtimeMs + 5000);
     utimesSync(buildInfo, later, later);
-    expect(workerProgram(mainUrl())).toBe(url('program.js'));
+    expect(currentProgram(mainUrl())).toBe(url('program.js'));
   });
 
   it('runs program.js when an input of the bundle is gone', () => {
     writeBundle();
     rmSync(buildInfo);
-    expect(workerProgram(mainUrl())).toBe(url('program.js'));
+    expect(currentProgram(mainUrl())).toBe(url('program.js'));
   });
 });

@@ -1,9 +1,13 @@
-// Part of `npm run build`, after `tsc -b`: bundles each capability worker's `dist/program.js` (with the SDK, the
-// config kit, zod and OpenTelemetry) into `workers/<dir>/dist/bundle/program.js`, which the worker's `main.js` runs
-// instead: a few files instead of ~450 modules, whose resolving, reading and linking was most of a worker's
-// start-up CPU time.
+// Part of `npm run build`, after `tsc -b`: bundles the `dist/program.js` of the `svc` command (with the engine, the
+// config pipeline, the SDK's core, zod and yaml) and of each capability worker (with the SDK, the config kit, zod
+// and OpenTelemetry) into `dist/bundle/program.js`, which the executable's `main.js` runs instead: a few files
+// instead of hundreds of modules, whose resolving, reading and linking was most of a process's start-up CPU time.
 // Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino and ws stay in node_modules, and modules
-// loaded on demand (a store's adapter, the OTLP serializers) stay separate chunks, loaded on demand.
+// loaded on demand (a store's adapter, the OTLP serializers, a command of `svc`) stay separate chunks, loaded on
+// demand.
+//
+// A bundled module keeps its own `import.meta.url` (rewritten relative to the bundle), so what it reads beside
+// itself (the embedded config, the console's web files, package.json) is found where it was.
 //
 // `dist/bundle/inputs.json` records what the bundle was made from, so that a stale bundle is never run
 // (config/kit/src/bundle.ts).
@@ -11,9 +15,13 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { moduleUrlPlugin } from './bundle/module-url.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WORKERS = ['http', 'state', 'queue', 'cron', 'stream', 'observability'];
+const PROGRAMS = [
+  'cli',
+  ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((worker) => join('workers', worker)),
+];
 const EXTERNAL = /^(better-sqlite3|ioredis|bullmq|amqplib|pino|pino-pretty|ws)(\/|$)/;
 
 /**
@@ -28,10 +36,10 @@ function stampOf(id) {
   return buildInfo !== undefined && existsSync(buildInfo) ? buildInfo : id;
 }
 
-for (const dir of WORKERS) {
-  const program = join(ROOT, 'workers', dir, 'dist', 'program.js');
-  const out = join(ROOT, 'workers', dir, 'dist', 'bundle');
-  // built beside the current bundle, then swapped in file by file: a worker spawned meanwhile finds a whole bundle
+for (const dir of PROGRAMS) {
+  const program = join(ROOT, dir, 'dist', 'program.js');
+  const out = join(ROOT, dir, 'dist', 'bundle');
+  // built beside the current bundle, then swapped in file by file: a process started meanwhile finds a whole bundle
   const next = `${out}.next`;
   rmSync(next, { recursive: true, force: true });
   if (!existsSync(program)) {
@@ -43,6 +51,7 @@ for (const dir of WORKERS) {
     platform: 'node',
     external: EXTERNAL,
     logLevel: 'warn',
+    plugins: [moduleUrlPlugin(out)],
     // The SDK loads the OTLP serializers on first use; in svc-otel its exporters import them anyway, so that lazy
     // import is simply part of the main chunk there: expected, not worth a warning on every build.
     checks: { ineffectiveDynamicImport: false },

@@ -1,0 +1,89 @@
+/**
+ * The bundles `npm run build` makes of the `svc` command and of each capability worker (scripts/bundle-programs.mjs):
+ * each executable runs its bundle after a build, and a bundled module still finds the files beside the module it
+ * was made from (its `import.meta.url` is the original's), while the same words inside a string stay as written.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+import { afterEach, describe, expect, it } from 'vitest';
+import { currentProgram } from '../../config/kit/src/bundle.js';
+import { moduleUrlPlugin } from '../../scripts/bundle/module-url.mjs';
+import { ROOT } from '../harness.js';
+
+const EXECUTABLES = [
+  'cli',
+  ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((w) => `workers/${w}`),
+];
+
+describe('program bundles', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it.each(EXECUTABLES)('%s/dist/main.js runs its bundle after a build', (executable) => {
+    const main = pathToFileURL(join(ROOT, executable, 'dist/main.js')).href;
+    expect(currentProgram(main)).toBe(pathToFileURL(join(ROOT, executable, 'dist/bundle/program.js')).href);
+  });
+
+  it('svc run from its bundle reads its own package.json and the embedded config beside their modules', () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'cli/package.json'), 'utf8')) as { version: string }).version;
+    const res = spawnSync(process.execPath, [join(ROOT, 'cli/dist/bundle/program.js'), '--version'], {
+      encoding: 'utf8',
+    });
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toBe(`svc ${version}\n`);
+    // `svc init` writes a dev script whose text holds import.meta.url: written as it is, not rewritten
+    dir = mkdtempSync(join(tmpdir(), 'svc-bundle-init-'));
+    const init = spawnSync(process.execPath, [join(ROOT, 'cli/dist/bundle/program.js'), 'init', join(dir, 'w')], {
+      encoding: 'utf8',
+    });
+    expect(init.status, init.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'w/dev.mjs'), 'utf8')).toContain(
+      "createRequire(import.meta.url).resolve('typescript",
+    );
+  });
+
+  it('a module bundled elsewhere keeps its own import.meta.url; a string that spells it is left alone', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-bundle-url-'));
+    const src = join(dir, 'src/deep');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'data.txt'), 'beside the module');
+    // a non-ASCII comment first: the rewrite's offsets are in UTF-16 units, as the module's text is
+    writeFileSync(
+      join(src, 'lib.js'),
+      [
+        '// é … — offsets',
+        "import { readFileSync } from 'node:fs';",
+        "export const text = readFileSync(new URL('./data.txt', import.meta.url), 'utf8');",
+        'export const spelled = `import.meta.url`;',
+        'export const own = import.meta.url;',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'src/entry.js'),
+      "import { text, spelled, own } from './deep/lib.js';\nconsole.log(JSON.stringify({ text, spelled, own }));\n",
+    );
+    const out = join(dir, 'out/bundle');
+    const bundle = await rolldown({
+      input: join(dir, 'src/entry.js'),
+      platform: 'node',
+      logLevel: 'silent',
+      plugins: [moduleUrlPlugin(out)],
+    });
+    await bundle.write({ dir: out, format: 'esm' });
+    await bundle.close();
+    const res = spawnSync(process.execPath, [join(out, 'entry.js')], { encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(res.stdout)).toEqual({
+      text: 'beside the module',
+      spelled: 'import.meta.url',
+      own: pathToFileURL(join(src, 'lib.js')).href,
+    });
+  });
+});
