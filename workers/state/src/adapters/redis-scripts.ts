@@ -35,3 +35,28 @@ redis.call('HSET', KEYS[1], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1
 `;
+
+/**
+ * `SET_SCRIPT` for several writes in their order, in one step. KEYS[1] = the set of scopes, KEYS[i + 1] = the hash
+ * of write i; ARGV: scope, key, new JSON of each write in turn. Returns the old JSON (or false) of each write.
+ */
+export const SET_MANY_SCRIPT = `
+local olds = {}
+for i = 1, #KEYS - 1 do
+  local key = ARGV[3 * i - 1]
+  local old = redis.call('HGET', KEYS[i + 1], key)
+  redis.call('HSET', KEYS[i + 1], key, ARGV[3 * i])
+  redis.call('SADD', KEYS[1], ARGV[3 * i - 2])
+  olds[i] = old
+end
+return olds
+`;
+
+/** Several reads in one step. KEYS[i] = the hash of read i, ARGV[i] = its key. Returns each JSON (or false). */
+export const GET_MANY_SCRIPT = `
+local values = {}
+for i = 1, #KEYS do
+  values[i] = redis.call('HGET', KEYS[i], ARGV[i])
+end
+return values
+`;

@@ -7,7 +7,11 @@
  * compare-and-set loop. So `old_value` is always exactly the value the write replaced.
  *
  * Commands issued in the same turn of the event loop go out pipelined (ioredis `enableAutoPipelining`): a burst
- * of calls costs one socket write, not one per command.
+ * of calls costs one socket write, not one per command. Consecutive sets of one turn go further: they are
+ * written by one script call (`SET_MANY_SCRIPT`, each write in its order, each with its exact old value), and
+ * consecutive gets by one `HMGET` (one scope) or one script call, so a burst costs one command, one reply and one
+ * timer in this process instead of one per call, and Redis runs one script instead of many. Every other command
+ * first sends what waits, so Redis applies the calls in the order they were made.
  *
  * The change feed carries the changes this process committed, in the order Redis applied them (one connection,
  * pipelined or not: replies come back in commit order). Triggers therefore fire in the process that committed the
@@ -16,7 +20,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { CAS_SCRIPT, DELETE_SCRIPT, SET_SCRIPT } from './redis-scripts.js';
+import { CAS_SCRIPT, DELETE_SCRIPT, GET_MANY_SCRIPT, SET_MANY_SCRIPT, SET_SCRIPT } from './redis-scripts.js';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
 import {
   closedError,
@@ -38,17 +42,35 @@ export interface RedisAdapterOptions {
 }
 
 const MAX_CAS_ATTEMPTS = 100;
+/** The most calls one batched command carries (a longer run of one turn is sent as several, in order). */
+const MAX_BATCH = 256;
 
 interface ScriptedRedis extends Redis {
   stateSet(hash: string, scopes: string, scope: string, key: string, json: string): Promise<string | null>;
+  stateSetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
+  stateGetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   stateDelete(hash: string, scopes: string, scope: string, key: string): Promise<string | null>;
   stateCas(hash: string, scopes: string, ...args: string[]): Promise<number>;
+}
+
+/** A set or get of this turn, waiting to be sent with the others next to it. */
+interface Queued {
+  /** The JSON to write (a set), or undefined (a get). */
+  readonly json: string | undefined;
+  readonly scope: string;
+  readonly key: string;
+  readonly value: JsonValue | undefined;
+  readonly resolve: (value: never) => void;
+  readonly reject: (err: unknown) => void;
 }
 
 export class RedisAdapter implements StateAdapter {
   private readonly redis: ScriptedRedis;
   private readonly feed: LocalFeed;
   private closed = false;
+  /** Sets and gets of this turn, in call order; sent at the end of the turn or before any other command. */
+  private queued: Queued[] = [];
+  private readonly sendQueued = (): void => this.flush();
 
   constructor(private readonly options: RedisAdapterOptions) {
     const redis = new Redis(options.url, {
@@ -60,6 +82,8 @@ export class RedisAdapter implements StateAdapter {
     redis.defineCommand('stateSet', { numberOfKeys: 2, lua: SET_SCRIPT });
     redis.defineCommand('stateDelete', { numberOfKeys: 2, lua: DELETE_SCRIPT });
     redis.defineCommand('stateCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
+    redis.defineCommand('stateSetMany', { lua: SET_MANY_SCRIPT });
+    redis.defineCommand('stateGetMany', { lua: GET_MANY_SCRIPT });
     redis.on('error', (err: unknown) => options.logger?.warn({ err }, 'redis connection error'));
     this.redis = redis as ScriptedRedis;
     this.feed = new LocalFeed(options.logger);
@@ -80,22 +104,23 @@ export class RedisAdapter implements StateAdapter {
     }
   }
 
-  async get(scope: string, key: string): Promise<JsonValue | undefined> {
-    this.assertOpen();
-    const text = await this.redis.hget(this.hashKey(scope), key);
-    return text === null ? undefined : parseStored(text);
+  get(scope: string, key: string): Promise<JsonValue | undefined> {
+    return this.enqueue(undefined, scope, key, undefined);
   }
 
-  async set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
-    this.assertOpen();
-    const raw = await this.redis.stateSet(this.hashKey(scope), this.scopesKey, scope, key, JSON.stringify(value));
-    const old = raw === null ? undefined : parseStored(raw);
-    this.feed.emit(changeOf(scope, key, old, value));
-    return { old_value: old, new_value: value };
+  set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
+    let json: string;
+    try {
+      json = JSON.stringify(value); // now: the caller may change its object once the call returns
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.enqueue(json, scope, key, value);
   }
 
   async delete(scope: string, key: string): Promise<JsonValue | undefined> {
     this.assertOpen();
+    this.flush();
     const raw = await this.redis.stateDelete(this.hashKey(scope), this.scopesKey, scope, key);
     if (raw === null) return undefined;
     const old = parseStored(raw);
@@ -106,12 +131,14 @@ export class RedisAdapter implements StateAdapter {
   async update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult> {
     this.assertOpen();
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      this.flush();
       const raw = await this.redis.hget(this.hashKey(scope), key);
       const current = raw === null ? undefined : parseStored(raw);
       const next = mutate(current);
       if (next === undefined) return { old_value: current, new_value: current, written: false };
       const exists = raw === null ? '0' : '1';
       const args = [scope, key, exists, raw ?? '', JSON.stringify(next)];
+      this.flush();
       if ((await this.redis.stateCas(this.hashKey(scope), this.scopesKey, ...args)) === 1) {
         this.feed.emit(changeOf(scope, key, current, next));
         return { old_value: current, new_value: next, written: true };
@@ -125,6 +152,7 @@ export class RedisAdapter implements StateAdapter {
 
   async list(scope: string): Promise<StateEntry[]> {
     this.assertOpen();
+    this.flush();
     const all = await this.redis.hgetall(this.hashKey(scope));
     return Object.entries(all)
       .map(([key, text]) => ({ key, value: parseStored(text) }))
@@ -133,6 +161,7 @@ export class RedisAdapter implements StateAdapter {
 
   async listGroups(): Promise<string[]> {
     this.assertOpen();
+    this.flush();
     return (await this.redis.smembers(this.scopesKey)).sort();
   }
 
@@ -143,8 +172,79 @@ export class RedisAdapter implements StateAdapter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.flush(); // what was called before close is sent before QUIT
     this.feed.clear();
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private enqueue<T>(json: string | undefined, scope: string, key: string, value: JsonValue | undefined): Promise<T> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<T>((resolve, reject) => {
+      if (this.queued.push({ json, scope, key, value, resolve, reject }) === 1) process.nextTick(this.sendQueued);
+    });
+  }
+
+  /** Sends the queued sets and gets: each run of one kind as one command (at most `MAX_BATCH` calls each). */
+  private flush(): void {
+    const queued = this.queued;
+    if (queued.length === 0) return;
+    this.queued = [];
+    let from = 0;
+    while (from < queued.length) {
+      const isSet = queued[from]!.json !== undefined;
+      let to = from + 1;
+      while (to < queued.length && to - from < MAX_BATCH && (queued[to]!.json !== undefined) === isSet) to++;
+      const run = queued.slice(from, to);
+      if (isSet) this.sendSets(run);
+      else this.sendGets(run);
+      from = to;
+    }
+  }
+
+  private sendSets(run: Queued[]): void {
+    const settle = (olds: readonly (string | null)[]): void => {
+      // the feed gets the writes in the order Redis applied them, the order of the calls: every write's change is
+      // emitted one step after its script's reply, as delete and update do theirs
+      for (let i = 0; i < run.length; i++) {
+        const { scope, key, value, resolve } = run[i]!;
+        const raw = olds[i] ?? null;
+        const old = raw === null ? undefined : parseStored(raw);
+        this.feed.emit(changeOf(scope, key, old, value));
+        (resolve as (result: WriteResult) => void)({ old_value: old, new_value: value! });
+      }
+    };
+    const fail = (err: unknown): void => rejectAll(run, err);
+    if (run.length === 1) {
+      const { scope, key, json } = run[0]!;
+      this.redis.stateSet(this.hashKey(scope), this.scopesKey, scope, key, json!).then((old) => settle([old]), fail);
+      return;
+    }
+    const keys = [this.scopesKey];
+    const args: string[] = [];
+    for (const { scope, key, json } of run) {
+      keys.push(this.hashKey(scope));
+      args.push(scope, key, json!);
+    }
+    this.redis.stateSetMany(keys.length, ...keys, ...args).then(settle, fail);
+  }
+
+  private sendGets(run: Queued[]): void {
+    const settle = (texts: readonly (string | null)[]): void => {
+      for (let i = 0; i < run.length; i++) {
+        const text = texts[i] ?? null;
+        (run[i]!.resolve as (value: JsonValue | undefined) => void)(text === null ? undefined : parseStored(text));
+      }
+    };
+    const fail = (err: unknown): void => rejectAll(run, err);
+    const first = run[0]!;
+    if (run.length === 1) {
+      this.redis.hget(this.hashKey(first.scope), first.key).then((text) => settle([text]), fail);
+    } else if (run.every((q) => q.scope === first.scope)) {
+      this.redis.hmget(this.hashKey(first.scope), ...run.map((q) => q.key)).then(settle, fail);
+    } else {
+      const keys = run.map((q) => this.hashKey(q.scope));
+      this.redis.stateGetMany(run.length, ...keys, ...run.map((q) => q.key)).then(settle, fail);
+    }
   }
 
   private hashKey(scope: string): string {
@@ -158,6 +258,10 @@ export class RedisAdapter implements StateAdapter {
   private assertOpen(): void {
     if (this.closed) throw closedError();
   }
+}
+
+function rejectAll(run: readonly Queued[], err: unknown): void {
+  for (const q of run) q.reject(err);
 }
 
 /** The URL without its password, for error messages. */
