@@ -113,7 +113,7 @@ export class RedisAdapter implements StateAdapter {
     try {
       json = JSON.stringify(value); // now: the caller may change its object once the call returns
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return this.enqueue(json, scope, key, value);
   }
