@@ -28,7 +28,10 @@ describe('program bundles', () => {
 
   it.each(EXECUTABLES)('%s/dist/main.js runs its bundle after a build', (executable) => {
     const main = pathToFileURL(join(ROOT, executable, 'dist/main.js')).href;
-    expect(currentProgram(main)).toBe(pathToFileURL(join(ROOT, executable, 'dist/bundle/program.js')).href);
+    // `npm test` builds first; after a plain `tsc -b` the bundles are stale until `npm run build` remakes them
+    expect(currentProgram(main), 'stale bundle: run npm run build').toBe(
+      pathToFileURL(join(ROOT, executable, 'dist/bundle/program.js')).href,
+    );
   });
 
   it('svc run from its bundle reads its own package.json and the embedded config beside their modules', () => {
