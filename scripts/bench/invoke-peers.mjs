@@ -127,7 +127,7 @@ export async function run({ log = console.log } = {}) {
       floor: us(base.p50),
       ratio: r2(svc.p50 / base.p50),
     });
-  if (!relay) return rows;
+  if (!relay || !svc) return rows;
   const calls = (name, value, peer, peerValue, target) => ({
     name,
     value: Math.round(value),
@@ -139,7 +139,9 @@ export async function run({ log = console.log } = {}) {
   });
   if (mol) {
     rows.push(calls('invoke 100B @256, our SDK both ends', svc.perSecond, 'Moleculer/NATS', mol.perSecond, '≥ 1.5'));
-    rows.push(calls('invoke 100B @256, iii-sdk both ends', iii.perSecond, 'Moleculer/NATS', mol.perSecond, '≥ 1.0'));
+    if (iii) {
+      rows.push(calls('invoke 100B @256, iii-sdk both ends', iii.perSecond, 'Moleculer/NATS', mol.perSecond, '≥ 1.0'));
+    }
     const cpu = (name, value, target) => ({
       name,
       value: us(value),
@@ -150,7 +152,7 @@ export async function run({ log = console.log } = {}) {
       target,
     });
     rows.push(cpu('invoke 100B @256 CPU per call, our SDK both ends + engine', svc.cpuPerCall, '≤ 0.67'));
-    rows.push(cpu('invoke 100B @256 CPU per call, iii-sdk both ends + engine', iii.cpuPerCall, '≤ 1.0'));
+    if (iii) rows.push(cpu('invoke 100B @256 CPU per call, iii-sdk both ends + engine', iii.cpuPerCall, '≤ 1.0'));
   }
   rows.push({
     name: 'invoke 100B sequential p50, our SDK both ends',
