@@ -1,15 +1,8 @@
 /**
  * Lua scripts of the Redis store. Each runs atomically in Redis: it reads the old value and writes the new one in
- * one step, so `old_value` is exact. Keys: KEYS[1] = the scope's hash, KEYS[2] = the set of scopes.
+ * one step, so `old_value` is exact. Keys, unless a script says otherwise: KEYS[1] = the scope's hash, KEYS[2] = the
+ * set of scopes.
  */
-
-/** ARGV: scope, key, new JSON. Returns the old JSON or false. */
-export const SET_SCRIPT = `
-local old = redis.call('HGET', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-redis.call('SADD', KEYS[2], ARGV[1])
-return old
-`;
 
 /** ARGV: scope, key. Returns the old JSON or false (then nothing changed). */
 export const DELETE_SCRIPT = `
@@ -37,8 +30,8 @@ return 1
 `;
 
 /**
- * `SET_SCRIPT` for several writes in their order, in one step. KEYS[1] = the set of scopes, KEYS[i + 1] = the hash
- * of write i; ARGV: scope, key, new JSON of each write in turn. Returns the old JSON (or false) of each write.
+ * One or more writes in their order, in one step. KEYS[1] = the set of scopes, KEYS[i + 1] = the hash of write i;
+ * ARGV: scope, key, new JSON of each write in turn. Returns the old JSON (or false) of each write.
  */
 export const SET_MANY_SCRIPT = `
 local olds = {}

@@ -8,8 +8,8 @@
  *
  * Commands issued in the same turn of the event loop go out pipelined (ioredis `enableAutoPipelining`): a burst
  * of calls costs one socket write, not one per command. Consecutive sets of one turn go further: they are
- * written by one script call (`SET_MANY_SCRIPT`, each write in its order, each with its exact old value), and
- * consecutive gets by one `HMGET` (one scope) or one script call, so a burst costs one command, one reply and one
+ * written by one script call (`SET_MANY_SCRIPT`, each write in its order, each with its exact old value; a lone
+ * set is a run of one), and consecutive gets by one `HMGET` (one scope) or one script call, so a burst costs one command, one reply and one
  * timer in this process instead of one per call, and Redis runs one script instead of many. Every other command
  * first sends what waits, so Redis applies the calls in the order they were made.
  *
@@ -20,7 +20,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { CAS_SCRIPT, DELETE_SCRIPT, GET_MANY_SCRIPT, SET_MANY_SCRIPT, SET_SCRIPT } from './redis-scripts.js';
+import { CAS_SCRIPT, DELETE_SCRIPT, GET_MANY_SCRIPT, SET_MANY_SCRIPT } from './redis-scripts.js';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
 import {
   closedError,
@@ -46,7 +46,6 @@ const MAX_CAS_ATTEMPTS = 100;
 const MAX_BATCH = 256;
 
 interface ScriptedRedis extends Redis {
-  stateSet(hash: string, scopes: string, scope: string, key: string, json: string): Promise<string | null>;
   stateSetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   stateGetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   stateDelete(hash: string, scopes: string, scope: string, key: string): Promise<string | null>;
@@ -79,7 +78,6 @@ export class RedisAdapter implements StateAdapter {
       commandTimeout: 10_000,
       enableAutoPipelining: true,
     });
-    redis.defineCommand('stateSet', { numberOfKeys: 2, lua: SET_SCRIPT });
     redis.defineCommand('stateDelete', { numberOfKeys: 2, lua: DELETE_SCRIPT });
     redis.defineCommand('stateCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
     redis.defineCommand('stateSetMany', { lua: SET_MANY_SCRIPT });
@@ -214,11 +212,6 @@ export class RedisAdapter implements StateAdapter {
       }
     };
     const fail = (err: unknown): void => rejectAll(run, err);
-    if (run.length === 1) {
-      const { scope, key, json } = run[0]!;
-      this.redis.stateSet(this.hashKey(scope), this.scopesKey, scope, key, json!).then((old) => settle([old]), fail);
-      return;
-    }
     const keys = [this.scopesKey];
     const args: string[] = [];
     for (const { scope, key, json } of run) {
@@ -237,9 +230,7 @@ export class RedisAdapter implements StateAdapter {
     };
     const fail = (err: unknown): void => rejectAll(run, err);
     const first = run[0]!;
-    if (run.length === 1) {
-      this.redis.hget(this.hashKey(first.scope), first.key).then((text) => settle([text]), fail);
-    } else if (run.every((q) => q.scope === first.scope)) {
+    if (run.every((q) => q.scope === first.scope)) {
       this.redis.hmget(this.hashKey(first.scope), ...run.map((q) => q.key)).then(settle, fail);
     } else {
       const keys = run.map((q) => this.hashKey(q.scope));
