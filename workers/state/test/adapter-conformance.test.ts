@@ -117,7 +117,7 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     ]);
   });
 
-  it.skipIf(skip)('writes made in one turn (pipelined to Redis) reach the feed in commit order', async () => {
+  it.skipIf(skip)('writes made in one turn (one script call on Redis) reach the feed in commit order', async () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.set('s', 'k', i)));
     await waitFor(() => seen.length >= 50);
     await new Promise((resolve) => setTimeout(resolve, 20));
