@@ -170,6 +170,24 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
       ['state:deleted', 'b', 'k', 2, null],
       ['state:created', 'b', 'k', null, 4],
     ]);
+    // b was emptied by the delete and written again after it: still listed
+    expect(await store.listGroups()).toEqual(['a', 'b']);
+  });
+
+  it.skipIf(skip)('every scope written in one turn is listed, whichever write in the turn first used it', async () => {
+    await Promise.all([
+      store.set('s1', 'k', 1),
+      store.set('s1', 'j', 2),
+      store.set('s2', 'k', 3),
+      store.set('s1', 'i', 4),
+      store.set('s3', 'k', 5),
+      store.set('s2', 'j', 6),
+    ]);
+    expect(await store.listGroups()).toEqual(['s1', 's2', 's3']);
+    expect(await store.list('s2')).toEqual([
+      { key: 'j', value: 6 },
+      { key: 'k', value: 3 },
+    ]);
   });
 
   it.skipIf(skip)('close is idempotent; later calls fail with adapter_closed', async () => {

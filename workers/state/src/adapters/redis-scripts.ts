@@ -31,16 +31,22 @@ return 1
 
 /**
  * One or more writes in their order, in one step. KEYS[1] = the set of scopes, KEYS[i + 1] = the hash of write i;
- * ARGV: scope, key, new JSON of each write in turn. Returns the old JSON (or false) of each write.
+ * ARGV: scope, key, new JSON of each write in turn. Returns the old JSON (or false) of each write. Each scope is
+ * added to the set of scopes once per call, at its first write: an `SADD` at every write cost Redis about 0.5 µs
+ * more CPU per write at the state benchmark's batches of ~20 writes in one scope.
  */
 export const SET_MANY_SCRIPT = `
 local olds = {}
+local listed = {}
 for i = 1, #KEYS - 1 do
+  local scope = ARGV[3 * i - 2]
   local key = ARGV[3 * i - 1]
-  local old = redis.call('HGET', KEYS[i + 1], key)
+  olds[i] = redis.call('HGET', KEYS[i + 1], key)
   redis.call('HSET', KEYS[i + 1], key, ARGV[3 * i])
-  redis.call('SADD', KEYS[1], ARGV[3 * i - 2])
-  olds[i] = old
+  if not listed[scope] then
+    redis.call('SADD', KEYS[1], scope)
+    listed[scope] = true
+  end
 end
 return olds
 `;
