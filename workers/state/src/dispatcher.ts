@@ -42,17 +42,23 @@ export class TriggerDispatcher {
    * it has ended (committed, and its deliveries dispatched, or failed).
    */
   async admit(): Promise<() => void> {
-    if (this.load() >= this.maxPending) {
-      this.stats.backpressureWaits++;
-      if (!this.warnedFull) {
-        this.warnedFull = true;
-        this.logger.warn(
-          { ...this.stats, max: this.maxPending },
-          'state trigger deliveries at their bound; writes wait',
-        );
-      }
-      while (this.load() >= this.maxPending) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    const now = this.tryAdmit();
+    if (now !== undefined) return now;
+    this.stats.backpressureWaits++;
+    if (!this.warnedFull) {
+      this.warnedFull = true;
+      this.logger.warn({ ...this.stats, max: this.maxPending }, 'state trigger deliveries at their bound; writes wait');
     }
+    while (this.load() >= this.maxPending) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    return this.enter();
+  }
+
+  /** `admit()` without waiting: the write's end function when there is room now, else undefined. */
+  tryAdmit(): (() => void) | undefined {
+    return this.load() < this.maxPending ? this.enter() : undefined;
+  }
+
+  private enter(): () => void {
     this.writing++;
     let ended = false;
     return () => {

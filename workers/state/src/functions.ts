@@ -50,10 +50,10 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const scope = nameField('state::set', fields, 'scope');
       const key = nameField('state::set', fields, 'key');
       const value = valueField('state::set', fields);
-      checkSize('state::set', value);
+      const json = checkSize('state::set', value);
       const result = await admitted(dispatcher, () =>
         storeCall('state::set', StateErrorCode.SetError, 'set value', () =>
-          withWriteTrace(ctx.traceparent, () => adapter.set(scope, key, value)),
+          withWriteTrace(ctx.traceparent, () => adapter.set(scope, key, value, json)),
         ),
       );
       return { old_value: result.old_value ?? null, new_value: result.new_value };
@@ -142,20 +142,36 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
   );
 }
 
-/** Runs a write once the dispatcher has room for the deliveries it may add (backpressure). */
-async function admitted<T>(dispatcher: TriggerDispatcher, write: () => Promise<T>): Promise<T> {
-  const end = await dispatcher.admit();
-  try {
-    return await write();
-  } finally {
-    end();
-  }
+/**
+ * Runs a write once the dispatcher has room for the deliveries it may add (backpressure): at once when there is room
+ * (the write is then called in this turn, so a turn's writes reach the store together), else once there is.
+ */
+function admitted<T>(dispatcher: TriggerDispatcher, write: () => Promise<T>): Promise<T> {
+  const end = dispatcher.tryAdmit();
+  if (end === undefined) return dispatcher.admit().then((later) => ended(write, later));
+  return ended(write, end);
 }
 
+/** `write()`, then `end()` however it went. */
+function ended<T>(write: () => Promise<T>, end: () => void): Promise<T> {
+  let running: Promise<T>;
+  try {
+    running = write();
+  } catch (err) {
+    end();
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+  return running.finally(end);
+}
+
+/** Checks the size of `value`'s JSON and returns that JSON (the store writes it as it is). */
 function sizeCheck(maxValueBytes: number) {
-  return (functionId: string, value: JsonValue): void => {
-    const bytes = Buffer.byteLength(JSON.stringify(value));
-    if (bytes <= maxValueBytes) return;
+  return (functionId: string, value: JsonValue): string => {
+    const json = JSON.stringify(value);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: a short text needs no count
+    if (json.length * 3 <= maxValueBytes) return json;
+    const bytes = Buffer.byteLength(json);
+    if (bytes <= maxValueBytes) return json;
     throw new InvocationError({
       code: StateErrorCode.ValueTooLarge,
       message: `${functionId}: the value is ${bytes} bytes of JSON; max_value_bytes is ${maxValueBytes}. Store a smaller value or raise max_value_bytes.`,
@@ -165,17 +181,25 @@ function sizeCheck(maxValueBytes: number) {
 }
 
 /** Runs a store call; input errors (InvocationError) pass through, store failures get the function's code. */
-async function storeCall<T>(functionId: string, code: string, what: string, call: () => Promise<T>): Promise<T> {
+function storeCall<T>(functionId: string, code: string, what: string, call: () => Promise<T>): Promise<T> {
+  let running: Promise<T>;
   try {
-    return await call();
+    running = call();
   } catch (err) {
-    if (err instanceof InvocationError) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    const storeCode = (err as { code?: unknown }).code;
-    throw new InvocationError({
-      code,
-      message: `Failed to ${what}: ${reason}${typeof storeCode === 'string' ? ` (${storeCode})` : ''}`,
-      function_id: functionId,
-    });
+    return Promise.reject(storeError(functionId, code, what, err));
   }
+  return running.catch((err: unknown) => {
+    throw storeError(functionId, code, what, err);
+  });
+}
+
+function storeError(functionId: string, code: string, what: string, err: unknown): Error {
+  if (err instanceof InvocationError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  const storeCode = (err as { code?: unknown }).code;
+  return new InvocationError({
+    code,
+    message: `Failed to ${what}: ${reason}${typeof storeCode === 'string' ? ` (${storeCode})` : ''}`,
+    function_id: functionId,
+  });
 }

@@ -48,23 +48,40 @@ export function valueField(functionId: string, fields: Fields): JsonValue {
   return jsonValue(functionId, value, 'value');
 }
 
-/** Checks that `value` is plain JSON: finite numbers, strings, booleans, null, arrays and plain objects. */
-export function jsonValue(functionId: string, value: unknown, path: string, depth = 0): JsonValue {
-  if (depth > MAX_VALUE_DEPTH) throw invalid(functionId, `${path} is nested deeper than ${MAX_VALUE_DEPTH} levels`);
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+/**
+ * Checks that `value` is plain JSON: finite numbers, strings, booleans, null, arrays and plain objects. The path of
+ * an offending part (`value.tags[2]`) is spelled out only when there is one: a walk that built it for every part
+ * made a string per nested value of every write.
+ */
+export function jsonValue(functionId: string, value: unknown, path: string): JsonValue {
+  const problem = firstProblem(value, 0);
+  if (problem !== undefined) throw invalid(functionId, `${path}${problem.at.reverse().join('')} ${problem.why}`);
+  return value as JsonValue;
+}
+
+/** What is wrong with the first part of `value` that is not plain JSON (its path from `value`, innermost first). */
+function firstProblem(value: unknown, depth: number): { at: string[]; why: string } | undefined {
+  if (depth > MAX_VALUE_DEPTH) return { at: [], why: `is nested deeper than ${MAX_VALUE_DEPTH} levels` };
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
   if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
-    throw invalid(functionId, `${path} is ${value}, which JSON cannot hold`);
+    return Number.isFinite(value) ? undefined : { at: [], why: `is ${value}, which JSON cannot hold` };
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => jsonValue(functionId, item, `${path}[${index}]`, depth + 1));
-    return value as JsonValue[];
+    for (let i = 0; i < value.length; i++) {
+      const problem = firstProblem(value[i], depth + 1);
+      if (problem !== undefined) return (problem.at.push(`[${i}]`), problem);
+    }
+    return undefined;
   }
   if (typeof value === 'object' && isPlainObject(value)) {
-    for (const [key, item] of Object.entries(value)) jsonValue(functionId, item, `${path}.${key}`, depth + 1);
-    return value as JsonValue;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const problem = firstProblem((value as Record<string, unknown>)[key], depth + 1);
+      if (problem !== undefined) return (problem.at.push(`.${key}`), problem);
+    }
+    return undefined;
   }
-  throw invalid(functionId, `${path} is ${describe(value)}, not a JSON value`);
+  return { at: [], why: `is ${describe(value)}, not a JSON value` };
 }
 
 export function opsField(functionId: string, fields: Fields): UpdateOp[] {

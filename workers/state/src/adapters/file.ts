@@ -99,8 +99,8 @@ export class FileAdapter implements StateAdapter {
     return this.read(scope, key);
   }
 
-  set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
-    const text = JSON.stringify(value);
+  set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
+    const text = json ?? JSON.stringify(value);
     return this.enqueue(() => {
       const old = this.read(scope, key);
       this.stmts().upsert.run(scope, key, text);

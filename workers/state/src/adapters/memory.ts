@@ -28,9 +28,9 @@ export class MemoryAdapter implements StateAdapter {
     return this.read(scope, key);
   }
 
-  async set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
+  async set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
     this.assertOpen();
-    const old = this.write(scope, key, value);
+    const old = this.write(scope, key, value, json);
     return { old_value: old, new_value: value };
   }
 
@@ -83,14 +83,14 @@ export class MemoryAdapter implements StateAdapter {
   }
 
   /** Stores `value` and emits the change; returns the replaced value. */
-  private write(scope: string, key: string, value: JsonValue): JsonValue | undefined {
+  private write(scope: string, key: string, value: JsonValue, json = JSON.stringify(value)): JsonValue | undefined {
     let entries = this.scopes.get(scope);
     if (entries === undefined) {
       entries = new Map();
       this.scopes.set(scope, entries);
     }
     const previous = entries.get(key);
-    entries.set(key, JSON.stringify(value));
+    entries.set(key, json);
     const old = previous === undefined ? undefined : parseStored(previous);
     this.feed.emit(changeOf(scope, key, old, value));
     return old;

@@ -108,14 +108,14 @@ export class RedisAdapter implements StateAdapter {
     return this.enqueue(undefined, scope, key, undefined);
   }
 
-  set(scope: string, key: string, value: JsonValue): Promise<WriteResult> {
-    let json: string;
+  set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
+    let text: string;
     try {
-      json = JSON.stringify(value); // now: the caller may change its object once the call returns
+      text = json ?? JSON.stringify(value); // now: the caller may change its object once the call returns
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.enqueue(json, scope, key, value);
+    return this.enqueue(text, scope, key, value);
   }
 
   async delete(scope: string, key: string): Promise<JsonValue | undefined> {

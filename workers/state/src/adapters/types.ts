@@ -72,7 +72,8 @@ export interface StateAdapter {
   /** Opens the store and starts the change feed. */
   start(): Promise<void>;
   get(scope: string, key: string): Promise<JsonValue | undefined>;
-  set(scope: string, key: string, value: JsonValue): Promise<WriteResult>;
+  /** `json`: the JSON text of `value` when the caller has already made it (the store then does not make it again). */
+  set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult>;
   /** Resolves the previous value, or `undefined` when there was none (then nothing changes and no event fires). */
   delete(scope: string, key: string): Promise<JsonValue | undefined>;
   update(scope: string, key: string, mutate: Mutation): Promise<UpdateResult>;
