@@ -183,17 +183,21 @@ for (const store of stores) {
           events.push(event);
           return null;
         });
-        iii.registerTrigger({ type: 'state', function_id: 'iii::on-state', config: { scope: 'iii-trig', key: 'k' } });
+        iii.registerTrigger({ type: 'state', function_id: 'iii::on-state', config: { scope: 'iii-trig' } });
+        // a new key per attempt: a write made before the binding reached svc-state fires nothing, and the next one
+        // must still be a creation
+        let attempt = 0;
         await expect
           .poll(
             async () => {
-              await call('state::set', { scope: 'iii-trig', key: 'k', value: events.length });
+              await call('state::set', { scope: 'iii-trig', key: `k${++attempt}`, value: attempt });
               return events.length;
             },
             { timeout: 5000, interval: 100 },
           )
           .toBeGreaterThan(0);
-        expect(events[0]).toMatchObject({ type: 'state', event_type: 'state:created', scope: 'iii-trig', key: 'k' });
+        expect(events[0]).toMatchObject({ type: 'state', event_type: 'state:created', scope: 'iii-trig' });
+        expect((events[0] as { key: string }).key).toMatch(/^k\d+$/);
       });
     });
   });
