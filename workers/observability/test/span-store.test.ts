@@ -13,7 +13,7 @@ import { observabilityConfigSchema } from '../src/config.js';
 import { FAILURES_BEFORE_PAUSE, type ExportCounters } from '../src/export/export-queue.js';
 import type { OtlpExportStatus } from '../src/export/otlp-export.js';
 import { HttpRequestCounter } from '../src/http-requests.js';
-import { EngineSpanDecoder } from '../src/otlp/decode-engine-spans.js';
+import { EngineSpanDecoder, indexBelow } from '../src/otlp/decode-engine-spans.js';
 import { decodeTraces, type StoredSpan } from '../src/otlp/decode-traces.js';
 import { SpanStore } from '../src/stores/span-store.js';
 import { TraceTriggers } from '../src/trace-trigger.js';
@@ -240,6 +240,22 @@ describe('SpanStore with packed engine batches', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('indexBelow (the index fields of a line as the engine writes it)', () => {
+  it('matches exactly the indexes of a table of n strings, written without leading zeros', () => {
+    for (const n of [0, 1, 2, 9, 10, 11, 19, 20, 99, 100, 101, 250, 999, 1000, 1001, 1234, 10_000, 65_536]) {
+      const pattern = new RegExp(`^${indexBelow(n)}$`);
+      const probes = [0, 1, 5, 9, 10, 11, 19, 20, 99, 100, 101, 249, 250, 999, 1000, 1001, 1233, 1234, 9999, 10_000];
+      for (const i of [...probes, n - 2, n - 1, n, n + 1, n + 10]) {
+        if (i < 0) continue;
+        expect(pattern.test(String(i)), `${i} with n = ${n}`).toBe(i < n);
+      }
+      for (const text of ['', '-1', '00', '01', '007', '1.0', '1e0', ' 1', '+1']) {
+        expect(pattern.test(text), `'${text}' with n = ${n}`).toBe(false);
+      }
+    }
   });
 });
 
