@@ -6,7 +6,6 @@
 import { MAX_TIMER_MS, type CancelReason, type ErrorBody, type InvocationResult } from '@svc/sdk/core';
 import { traceIdOf, type CallRequest, type InvocationOutcome } from './call.js';
 import type { RawFrame } from './connection.js';
-import { Deadlines } from './deadlines.js';
 import { EngineErrorCode, errorBody, stoppedError, timeoutError } from './errors.js';
 import type { Replica } from './function-registry.js';
 import { SETTLED_OK, type Hooks } from './hooks.js';
@@ -14,8 +13,6 @@ import type { Invocation, InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
 
 export class InvocationLifecycle {
-  private readonly deadlines = new Deadlines<Invocation>((inv) => this.timedOut(inv));
-
   constructor(
     readonly table: InvocationTable,
     private readonly hooks: Hooks,
@@ -34,11 +31,11 @@ export class InvocationLifecycle {
       caller,
       startedAt: observed ? performance.now() : 0,
       traceparent: undefined,
-      deadline: 0,
+      timer: undefined,
     };
     this.table.add(inv);
     // 0 means no engine-side deadline (the caller's own timeout applies).
-    if (call.timeoutMs > 0) inv.deadline = this.deadlines.add(inv, Math.min(call.timeoutMs, MAX_TIMER_MS));
+    if (call.timeoutMs > 0) inv.timer = setTimeout(onTimeout, Math.min(call.timeoutMs, MAX_TIMER_MS), this, inv);
     if (this.hooks.startObservers.length > 0) {
       inv.traceparent = this.hooks.emitStarted({
         invocationId: id,
@@ -59,7 +56,7 @@ export class InvocationLifecycle {
    * same id and its transport can relay it. Returns false when the invocation had already ended.
    */
   settle(inv: Invocation, outcome: InvocationOutcome, message?: InvocationResult, raw?: RawFrame): boolean {
-    if (!this.end(inv)) return false;
+    if (!this.table.end(inv)) return false;
     this.deliver(inv, outcome, message, raw);
     this.observeSettled(inv, outcome.error?.code ?? SETTLED_OK, outcome.error);
     return true;
@@ -70,9 +67,9 @@ export class InvocationLifecycle {
     return this.settle(inv, { error });
   }
 
-  /** @internal called when the invocation's deadline passes */
+  /** @internal called by the invocation's timer */
   timedOut(inv: Invocation): void {
-    inv.deadline = 0;
+    inv.timer = undefined;
     if (!this.fail(inv, timeoutError(inv.call.functionId, inv.call.timeoutMs))) return;
     this.logger.debug({ invocationId: inv.id, functionId: inv.call.functionId }, 'invocation timed out');
     this.cancelExecutor(inv, 'timeout');
@@ -80,7 +77,7 @@ export class InvocationLifecycle {
 
   /** The caller gave up: ends it without an answer and tells the executor. */
   cancel(inv: Invocation): void {
-    if (!this.end(inv)) return;
+    if (!this.table.end(inv)) return;
     this.observeSettled(inv, 'cancelled');
     this.cancelExecutor(inv, 'cancelled');
   }
@@ -91,18 +88,11 @@ export class InvocationLifecycle {
     for (const inv of [...worker.invocations]) {
       if (inv.executor === worker) {
         this.fail(inv, stoppedError());
-      } else if (this.end(inv)) {
+      } else if (this.table.end(inv)) {
         this.observeSettled(inv, EngineErrorCode.CallerDisconnected);
         this.cancelExecutor(inv, EngineErrorCode.CallerDisconnected);
       }
     }
-  }
-
-  /** Removes it from the table and its deadline; false when it had already ended. */
-  private end(inv: Invocation): boolean {
-    if (!this.table.end(inv)) return false;
-    if (inv.deadline !== 0) this.deadlines.delete(inv, inv.deadline);
-    return true;
   }
 
   private deliver(inv: Invocation, outcome: InvocationOutcome, message?: InvocationResult, raw?: RawFrame): void {
@@ -143,6 +133,10 @@ export class InvocationLifecycle {
     if (!inv.executor.supportsCancel) return;
     inv.executor.send({ type: 'cancelinvocation', invocation_id: inv.id, reason });
   }
+}
+
+function onTimeout(lifecycle: InvocationLifecycle, inv: Invocation): void {
+  lifecycle.timedOut(inv);
 }
 
 /** An `invocationresult` for the caller; the trace fields of `echo` (the executor's frame) are kept. */

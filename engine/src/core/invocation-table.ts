@@ -22,8 +22,7 @@ export interface Invocation {
   readonly startedAt: number;
   /** The traceparent a start observer put in place of the caller's for the executor (docs/hooks.md); else undefined. */
   traceparent: string | undefined;
-  /** Its deadline's bucket (`Deadlines`), or 0 when the engine sets none. */
-  deadline: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export class InvocationTable {
@@ -64,6 +63,7 @@ export class InvocationTable {
   end(inv: Invocation): boolean {
     if (this.byId.get(inv.id) !== inv) return false;
     this.byId.delete(inv.id);
+    if (inv.timer !== undefined) clearTimeout(inv.timer);
     inv.executor.invocations.delete(inv);
     const caller = inv.caller;
     if (caller !== undefined) {
