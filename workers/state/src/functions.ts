@@ -159,7 +159,7 @@ function ended<T>(write: () => Promise<T>, end: () => void): Promise<T> {
     running = write();
   } catch (err) {
     end();
-    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    throw err;
   }
   return running.finally(end);
 }
