@@ -30,8 +30,7 @@ describe('engine span batch text', () => {
       fc.property(fc.array(spanInput, { minLength: 1, maxLength: 30 }), (inputs) => {
         const spans = inputs.map((s) => {
           const span = new SpanRecord(
-            ids.traceId(),
-            ids.spanId(),
+            `00-${ids.traceId()}-${ids.spanId()}-01`,
             s.parent ? ids.spanId() : undefined,
             s.name,
             s.service,

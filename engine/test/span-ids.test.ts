@@ -17,8 +17,33 @@ describe('IdPool', () => {
       traces.add(t);
       spans.add(s);
     }
-    // 5000 × 24 bytes is five refills of the 24 KiB pool
+    // 5000 × 24 bytes is about thirty refills of the 4 KiB pool
     expect(traces.size).toBe(5000);
     expect(spans.size).toBe(5000);
+  });
+
+  it("makes a traceparent of the ids: a new trace, or the parent's trace with a new span, sampled or not", () => {
+    const pool = new IdPool();
+    pool.next();
+    const root = pool.traceparent(true);
+    expect(root).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(pool.currentTraceId()).toBe(root.slice(3, 35));
+
+    const parentTrace = root.slice(3, 35);
+    pool.next(parentTrace);
+    const child = pool.traceparent(false);
+    expect(child).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(child.slice(3, 35)).toBe(parentTrace);
+    expect(child.slice(36, 52)).not.toBe(root.slice(36, 52));
+    // each traceparent is a string of its own: making the next one leaves the earlier ones as they were
+    expect(root).toMatch(/-01$/);
+    expect(root.slice(3, 35)).toBe(parentTrace);
+
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      pool.next();
+      seen.add(pool.traceparent(true));
+    }
+    expect(seen.size).toBe(1000);
   });
 });

@@ -20,8 +20,7 @@ export async function engineSpanBodies(count = 40) {
   const now = Date.now();
   for (let i = 0; i < 512 * count; i++) {
     const s = new SpanRecord(
-      ids.traceId(),
-      ids.spanId(),
+      `00-${ids.traceId()}-${ids.spanId()}-01`,
       undefined,
       'bench::echo',
       'executor',

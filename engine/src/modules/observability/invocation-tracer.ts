@@ -67,17 +67,17 @@ export class InvocationTracer implements LifecycleObserver {
     const startMs = this.timeOrigin + performance.now();
     const service = this.service(event.executorWorkerName);
     const parent = event.traceparent === undefined ? undefined : parseTraceparent(event.traceparent);
-    const traceId = parent === undefined ? this.ids.traceId() : parent.traceId;
-    const spanId = this.ids.spanId();
+    const ids = this.ids;
+    ids.next(parent?.traceId);
     const keepAll = tracing.keepAll;
     const sampled =
       keepAll === undefined
-        ? this.sample(tracing.sampler, parent, traceId, event.functionId, service.attributes)
+        ? this.sample(tracing.sampler, parent, ids.currentTraceId(), event.functionId, service.attributes)
         : parent === undefined || !keepAll.parentBased || (parseInt(parent.flags, 16) & 1) === 1;
-    if (!sampled) return `00-${traceId}-${spanId}-00`;
+    const traceparent = ids.traceparent(sampled);
+    if (!sampled) return traceparent;
     const span = new SpanRecord(
-      traceId,
-      spanId,
+      traceparent,
       parent?.spanId,
       event.functionId,
       event.executorWorkerName,
@@ -86,7 +86,7 @@ export class InvocationTracer implements LifecycleObserver {
       startMs,
     );
     this.spans.set(event.invocationId, span);
-    return `00-${traceId}-${spanId}-01`;
+    return traceparent;
   }
 
   invocationSettled(event: InvocationSettled): void {

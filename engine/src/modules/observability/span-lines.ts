@@ -51,15 +51,16 @@ export class BatchLines {
     const strings = this.strings;
     const id = s.invocationId;
     // every field's longest form: ids as they are, numbers of at most 16 digits, indexes of at most 10
-    const longest = 160 + s.traceId.length + s.spanId.length + (s.parentSpanId?.length ?? 1) + id.length;
+    const longest = 160 + s.traceparent.length + (s.parentSpanId?.length ?? 1) + id.length;
     if (this.at + longest > this.buffer.length) this.grow(longest);
     const b = this.buffer;
     let at = this.at;
     b[at++] = BACKSLASH;
     b[at++] = LOWER_N;
-    at = ascii(b, at, s.traceId);
+    // the trace id and span id, as they stand in the span's traceparent
+    at = asciiRange(b, at, s.traceparent, 3, 35);
     b[at++] = SPACE;
-    at = ascii(b, at, s.spanId);
+    at = asciiRange(b, at, s.traceparent, 36, 52);
     b[at++] = SPACE;
     if (s.parentSpanId === undefined) b[at++] = DASH;
     else at = ascii(b, at, s.parentSpanId);
@@ -145,6 +146,12 @@ export class BatchLines {
 function ascii(b: Buffer, at: number, text: string): number {
   for (let i = 0; i < text.length; i++) b[at + i] = text.charCodeAt(i);
   return at + text.length;
+}
+
+/** Writes `text[from, to)` (ASCII) at `at`; returns where it ends. */
+function asciiRange(b: Buffer, at: number, text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) b[at++] = text.charCodeAt(i);
+  return at;
 }
 
 /**
