@@ -35,6 +35,7 @@ export { readyWithin } from './client/ready-within.js';
 export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';
+export { InFlightMap, InFlightSet, IN_FLIGHT_RENEW_AFTER } from './in-flight.js';
 export {
   leasedChannelBase,
   leasedChannelId,

@@ -4,6 +4,7 @@
  * second index only holds the invocations that got a fresh id (the caller's was already in use). Ending an
  * invocation removes it from both, so a late result finds nothing and is dropped.
  */
+import { InFlightMap } from '@svc/sdk/core';
 import type { CallRequest } from './call.js';
 import type { Replica } from './function-registry.js';
 import type { Worker } from './worker.js';
@@ -26,7 +27,8 @@ export interface Invocation {
 }
 
 export class InvocationTable {
-  private readonly byId = new Map<string, Invocation>();
+  /** An `InFlightMap` (sdk/src/in-flight.ts): its entries come and go with every call. */
+  private readonly byId = new InFlightMap<string, Invocation>();
 
   get size(): number {
     return this.byId.size;

@@ -2,7 +2,7 @@
  * One connected worker: its connection, the reattach token, what it registered, and the invocations it takes part
  * in (as caller or executor), so a disconnect can end all of them at once.
  */
-import type { EngineToWorker } from '@svc/sdk';
+import { InFlightMap, InFlightSet, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection } from './connection.js';
 import type { Claim } from './hooks.js';
 import type { Invocation } from './invocation-table.js';
@@ -34,9 +34,9 @@ export class Worker {
   /** Trigger types it provides. */
   readonly triggerTypes = new Set<string>();
   /** Invocations it started (and waits for) or executes. */
-  readonly invocations = new Set<Invocation>();
+  readonly invocations = new InFlightSet<Invocation>();
   /** Invocations it waits for whose executor sees another id than the caller's own (that id was in use). */
-  readonly renamed = new Map<string, Invocation>();
+  readonly renamed = new InFlightMap<string, Invocation>();
   metadata: WorkerMetadata = {};
   closed = false;
   readonly supportsCancel: boolean;

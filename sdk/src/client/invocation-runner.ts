@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { handlerErrorBody } from '../errors.js';
+import { InFlightMap, InFlightSet } from '../in-flight.js';
 import type { CancelInvocation, ErrorBody, InvocationResult, InvokeFunction, WorkerToEngine } from '../protocol.js';
 import { InvocationContext, type ContextHost } from './handler-context.js';
 import type { Registrations } from './registrations.js';
@@ -27,8 +28,8 @@ const NOT_INVOKABLE: ErrorBody = {
 
 export class InvocationRunner {
   /** Running invocations by id; those without an id (nobody awaits them) are tracked only for shutdown. */
-  private readonly running = new Map<string, InvocationContext>();
-  private readonly anonymous = new Set<InvocationContext>();
+  private readonly running = new InFlightMap<string, InvocationContext>();
+  private readonly anonymous = new InFlightSet<InvocationContext>();
 
   constructor(
     private readonly host: RunnerHost,

@@ -8,6 +8,7 @@
  * (`failSent`) instead of waiting for their deadline. Queued calls go out after the reconnect.
  */
 import { InvocationError, toInvocationError } from '../errors.js';
+import { InFlightMap } from '../in-flight.js';
 import type { InvocationResult } from '../protocol.js';
 import { Deadlines, type DeadlineEntry } from './deadlines.js';
 import { ClientErrorCode, ErrorCode } from '../error-codes.js';
@@ -23,7 +24,7 @@ interface Pending extends DeadlineEntry {
 }
 
 export class PendingInvocations {
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new InFlightMap<string, Pending>();
   private readonly deadlines = new Deadlines((id) => this.onTimeout(id));
 
   private onTimeout(id: string): void {

@@ -9,6 +9,7 @@
  * bindings adds one delivery per binding, so the bound is exact for one binding and soft by that factor.)
  */
 import type { Logger } from 'pino';
+import { InFlightMap } from '@svc/sdk';
 
 export interface Delivery {
   /** Ordering key: deliveries with the same chain run one after another. */
@@ -25,7 +26,7 @@ export interface DispatcherStats {
 }
 
 export class TriggerDispatcher {
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new InFlightMap<string, Promise<void>>();
   private waiters: (() => void)[] = [];
   private readonly stats: DispatcherStats = { pending: 0, delivered: 0, failed: 0, backpressureWaits: 0 };
   private warnedFull = false;

@@ -8,7 +8,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { SamplingDecision, type Sampler } from '@opentelemetry/sdk-trace-base';
-import { parseTraceparent, SERVICE_ATTRIBUTE } from '@svc/sdk';
+import { InFlightMap, parseTraceparent, SERVICE_ATTRIBUTE } from '@svc/sdk';
 import type { InvocationSettled, InvocationStarted, LifecycleObserver } from '../module.js';
 import type { EngineMetrics } from './engine-metrics.js';
 import type { SpanBatch } from './span-batch.js';
@@ -50,7 +50,7 @@ export interface InvocationTracerOptions {
 export class InvocationTracer implements LifecycleObserver {
   private readonly traced = new Map<string, boolean>();
   /** The span of each sampled invocation in flight, by invocation id (started and ended by the hooks below). */
-  private readonly spans = new Map<string, SpanRecord>();
+  private readonly spans = new InFlightMap<string, SpanRecord>();
   /** Per service: the attributes the sampler sees (its rules match the span's service) and its resource. */
   private readonly services = new Map<string, { attributes: Attributes; resource: string }>();
   private readonly ids = new IdPool();

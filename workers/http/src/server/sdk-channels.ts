@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ChannelReader,
   ChannelWriter,
+  InFlightSet,
   LEASE_CHANNELS_FUNCTION,
   leasedChannelBase,
   leasedChannelId,
@@ -133,7 +134,7 @@ const RETIRE_EVERY_MS = 20;
 class Lease {
   private next = 0;
   /** The numbers of the requests not over yet, oldest first (a Set keeps insertion order). */
-  private readonly open = new Set<number>();
+  private readonly open = new InFlightSet<number>();
   private retired = 0;
   private scheduled = false;
 

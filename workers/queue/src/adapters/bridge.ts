@@ -14,7 +14,14 @@
  * like any attempt whose function is missing: a restart of the only consuming process should take less than the
  * queue's first backoffs (run two replicas to avoid the gap).
  */
-import { InvocationError, readyWithin, registerWorker, type HandlerContext, type SvcClient } from '@svc/sdk';
+import {
+  InFlightSet,
+  InvocationError,
+  readyWithin,
+  registerWorker,
+  type HandlerContext,
+  type SvcClient,
+} from '@svc/sdk';
 import type { Logger } from 'pino';
 import { QueueErrorCode } from '../error-codes.js';
 import { deliverFunctionId, jobOf, readEnvelope, toEnvelope, unwrapDeadLetter } from './bridge-envelope.js';
@@ -41,7 +48,7 @@ export class BridgeQueueAdapter implements QueueBackend {
   readonly name = 'bridge';
   private client: SvcClient | undefined;
   private readonly consumers = new Map<string, JobHandler>();
-  private readonly running = new Set<Promise<unknown>>();
+  private readonly running = new InFlightSet<Promise<unknown>>();
   private closed = false;
 
   constructor(private readonly options: BridgeQueueOptions) {}

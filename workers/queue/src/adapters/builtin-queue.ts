@@ -3,6 +3,7 @@
  * dispatch loop that keeps up to `concurrency` handlers running. Every state change is written through the store;
  * the job only becomes runnable once its insert is durable.
  */
+import { InFlightMap } from '@svc/sdk';
 import type { JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { DeadLetter, Job, JobHandler, QueueSettings, TopicStats } from './types.js';
 import { backoffDelay, DEDUPE_WINDOW_MS, toErrorInfo } from './types.js';
@@ -17,11 +18,11 @@ export class BuiltinQueue {
   private readonly delayed = new Map<string, { row: JobRow; timer: NodeJS.Timeout }>();
   private readonly dead = new Map<string, JobRow>();
   /** Running handlers by job id, each with the promise that settles when it finished and was recorded. */
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new InFlightMap<string, Promise<void>>();
   /** Fired at stop for the handlers still running then: one signal shared by all (no controller per job). */
   private readonly abort = new AbortController();
   /** Every job this queue holds (idempotency of enqueue by id). */
-  private readonly jobs = new Map<string, JobRow>();
+  private readonly jobs = new InFlightMap<string, JobRow>();
   /** Ids completed recently (id → when), oldest first: a producer's retry of a finished job is a no-op. */
   private readonly completed = new Map<string, number>();
   private readonly inserting = new Map<string, Promise<void>>();

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Job as BullJob, MetricsTime, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { InFlightSet } from '@svc/sdk';
 import type {
   DeadLetter,
   DeadLetterPage,
@@ -72,7 +73,7 @@ export class KvserverAdapter implements QueueBackend {
   private readonly queues = new Map<string, Queue>();
   private readonly workers = new Map<string, Worker>();
   private readonly known = new Set<string>();
-  private readonly running = new Set<Promise<unknown>>();
+  private readonly running = new InFlightSet<Promise<unknown>>();
   private closing: Promise<void> | null = null;
   private readonly defaults: QueueSettings;
 

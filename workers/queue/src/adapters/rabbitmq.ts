@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
+import { InFlightSet } from '@svc/sdk';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, RecoveringChannelModel } from 'amqplib';
 import {
   H_ATTEMPTS,
@@ -69,7 +70,7 @@ export class BrokerAdapter implements QueueBackend {
   private readonly inFlight = new Map<string, number>();
   /** Per queue: messages this process's consumers completed and moved to dead letters. */
   private readonly totals = new Map<string, { completed: number; failed: number }>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly running = new InFlightSet<Promise<void>>();
   private consumerChannels: Channel[] = [];
   private closing: Promise<void> | null = null;
   private readonly defaults: QueueSettings;
