@@ -98,7 +98,11 @@ interface Pending {
 
 /** The jobs of the current turn, by deadline, handed over together at its end. */
 class Batches {
-  private readonly byDeadline = new Map<number, Pending[]>();
+  /**
+   * A new Map per turn rather than `clear()`: a cleared Map's replaced hash table still points at the turn's jobs,
+   * and once the table is in the old generation that keeps them through young collections (sdk/src/in-flight.ts).
+   */
+  private byDeadline = new Map<number, Pending[]>();
   private scheduled = false;
 
   constructor(private readonly engine: EngineInternals) {}
@@ -117,7 +121,7 @@ class Batches {
   flush(): void {
     this.scheduled = false;
     const groups = [...this.byDeadline];
-    this.byDeadline.clear();
+    this.byDeadline = new Map();
     for (const [timeoutMs, jobs] of groups) {
       let from = 0;
       let size = 0;
