@@ -18,90 +18,95 @@
 /** Deletions after which the entries move to a new Map or Set (a copy of a few hundred entries: microseconds). */
 export const IN_FLIGHT_RENEW_AFTER = 4096;
 
-export class InFlightMap<K, V> implements Iterable<[K, V]> {
-  private map = new Map<K, V>();
+/** What the Map and the Set share: the size, clearing, and the move to a new collection after enough deletions. */
+abstract class Renewing<C extends { readonly size: number }> {
+  protected current: C;
   private deletes = 0;
 
+  constructor(private readonly fresh: (from?: C) => C) {
+    this.current = fresh();
+  }
+
   get size(): number {
-    return this.map.size;
+    return this.current.size;
+  }
+
+  clear(): void {
+    this.current = this.fresh();
+    this.deletes = 0;
+  }
+
+  /** Counts a deletion that removed something; moves the entries to a new collection every so many. */
+  protected deleted(): void {
+    if (++this.deletes >= IN_FLIGHT_RENEW_AFTER) {
+      this.deletes = 0;
+      this.current = this.fresh(this.current);
+    }
+  }
+}
+
+export class InFlightMap<K, V> extends Renewing<Map<K, V>> implements Iterable<[K, V]> {
+  constructor() {
+    super((from) => new Map(from));
   }
 
   get(key: K): V | undefined {
-    return this.map.get(key);
+    return this.current.get(key);
   }
 
   has(key: K): boolean {
-    return this.map.has(key);
+    return this.current.has(key);
   }
 
   set(key: K, value: V): this {
-    this.map.set(key, value);
+    this.current.set(key, value);
     return this;
   }
 
   delete(key: K): boolean {
-    if (!this.map.delete(key)) return false;
-    if (++this.deletes >= IN_FLIGHT_RENEW_AFTER) {
-      this.deletes = 0;
-      this.map = new Map(this.map);
-    }
+    if (!this.current.delete(key)) return false;
+    this.deleted();
     return true;
   }
 
-  clear(): void {
-    this.map = new Map();
-    this.deletes = 0;
-  }
-
   keys(): MapIterator<K> {
-    return this.map.keys();
+    return this.current.keys();
   }
 
   values(): MapIterator<V> {
-    return this.map.values();
+    return this.current.values();
   }
 
   [Symbol.iterator](): MapIterator<[K, V]> {
-    return this.map[Symbol.iterator]();
+    return this.current[Symbol.iterator]();
   }
 }
 
-export class InFlightSet<T> implements Iterable<T> {
-  private set = new Set<T>();
-  private deletes = 0;
-
-  get size(): number {
-    return this.set.size;
+export class InFlightSet<T> extends Renewing<Set<T>> implements Iterable<T> {
+  constructor() {
+    super((from) => new Set(from));
   }
 
   has(value: T): boolean {
-    return this.set.has(value);
+    return this.current.has(value);
   }
 
   add(value: T): this {
-    this.set.add(value);
+    this.current.add(value);
     return this;
   }
 
   delete(value: T): boolean {
-    if (!this.set.delete(value)) return false;
-    if (++this.deletes >= IN_FLIGHT_RENEW_AFTER) {
-      this.deletes = 0;
-      this.set = new Set(this.set);
-    }
+    if (!this.current.delete(value)) return false;
+    this.deleted();
     return true;
   }
 
-  clear(): void {
-    this.set = new Set();
-    this.deletes = 0;
-  }
-
   values(): SetIterator<T> {
-    return this.set.values();
+    return this.current.values();
   }
 
   [Symbol.iterator](): SetIterator<T> {
-    return this.set[Symbol.iterator]();
+    return this.current[Symbol.iterator]();
   }
 }
