@@ -1,6 +1,6 @@
 // The caller side shared by every invoke bench role: sequential latency and throughput at a fixed number of
-// outstanding calls, driven by the parent over IPC ({ cmd: 'seq', n, size } | { cmd: 'tput', concurrency, ms, size,
-// warmMs? (unmeasured calls first, default 200) }).
+// outstanding calls, driven by the parent over IPC ({ cmd: 'seq', n, size, warm? (unmeasured calls first, default
+// 200) } | { cmd: 'tput', concurrency, ms, size, warmMs? (unmeasured calls first, default 200) }).
 
 export function payload(size) {
   return { s: 'x'.repeat(Math.max(0, size - 8)) };
@@ -15,7 +15,8 @@ export function serve(call) {
   process.on('message', async (cmd) => {
     const data = payload(cmd.size);
     if (cmd.cmd === 'seq') {
-      for (let i = 0; i < Math.min(200, cmd.n); i++) await call(data); // warm-up
+      const warm = cmd.warm ?? Math.min(200, cmd.n);
+      for (let i = 0; i < warm; i++) await call(data); // unmeasured
       const samples = new Float64Array(cmd.n);
       for (let i = 0; i < cmd.n; i++) {
         const t0 = process.hrtime.bigint();

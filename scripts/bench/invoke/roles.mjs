@@ -1,7 +1,7 @@
 // Processes of the invoke benchmark, started by scripts/bench/invoke.mjs with `fork(roles.mjs, [role, url])`:
 //   relay          the floor: a plain ws relay, /call ⇄ /exec, frames forwarded untouched (never parsed)
 //   executor       raw ws worker answering every invokefunction with its data (registers bench::echo first)
-//   caller         raw ws caller driven over IPC: { cmd: 'seq', n, size } | { cmd: 'tput', concurrency, ms, size }
+//   caller         raw ws caller driven over IPC: { cmd: 'seq', n, size, warm? } | { cmd: 'tput', concurrency, ms, size }
 //   sdk-executor   the same executor on our SDK
 //   sdk-caller     the same caller on our SDK
 //   (and the peers of invoke/peer-roles.mjs: json-relay, mol-executor, mol-caller, iii-executor, iii-caller)
