@@ -6,11 +6,12 @@
  * row's two runs). The end-to-end rows go through the whole product: TriggerAction.Enqueue via the engine into a
  * svc-queue process (builtin in-memory, and file with fsync before ack) and back out to a worker's function, beside
  * BullMQ as their peer (targets ≥ 1.5× in-memory, ≥ 1.0× file), interleaved with the BullMQ runs; like BullMQ, each
- * gets an unmeasured warm-up of 3,000 jobs first (in the same engine and svc-queue processes). Each end-to-end
- * run also prints the CPU time per job (user + system, from /proc) of the engine, svc-queue and this process (the
- * producer and the worker whose function runs the jobs). With BENCH_PROF=1 the engine and svc-queue of the
- * end-to-end rows run under --cpu-prof (bench-results/profiles/queue-engine-*, queue-svc-queue-*; summed by
- * scripts/bench/profile-summary.mjs). SVC_BENCH_QUEUE_ROWS=e2e runs only the floor and the end-to-end rows.
+ * gets an unmeasured warm-up of 20,000 jobs first (in the same engine and svc-queue processes;
+ * SVC_BENCH_QUEUE_WARM). Each end-to-end run also prints the CPU time per job (user + system, from /proc) of the
+ * engine, svc-queue and this process (the producer and the worker whose function runs the jobs). With BENCH_PROF=1
+ * the engine and svc-queue of the end-to-end rows run under --cpu-prof (bench-results/profiles/queue-engine-*,
+ * queue-svc-queue-*; summed by scripts/bench/profile-summary.mjs). SVC_BENCH_QUEUE_ROWS=e2e runs only the floor
+ * and the end-to-end rows.
  *
  *   node scripts/bench/queue.mjs            (or through `npm run bench`)
  *   SVC_BENCH_QUEUE_JOBS=5000 node scripts/bench/queue.mjs
@@ -36,6 +37,11 @@ const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const AMQP_URL = process.env.SVC_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
 const ONLY_E2E = process.env.SVC_BENCH_QUEUE_ROWS === 'e2e';
+/**
+ * Unmeasured jobs before any timed run, the same number for BullMQ (in this process) and for each end-to-end run
+ * (in its new engine and svc-queue): after 3,000 the engine still spent ~33 µs of CPU per job, after 20,000 ~22.
+ */
+const WARM_JOBS = Number(process.env.SVC_BENCH_QUEUE_WARM ?? 20000);
 const PROFILE_DIR = join(ROOT, 'bench-results/profiles');
 /** With BENCH_PROF=1, node's --cpu-prof for one process of the end-to-end path. */
 const profiled = (name) =>
@@ -212,7 +218,7 @@ async function throughEngine(log, storeMethod = 'in_memory') {
     // Warm-up (not measured), as the BullMQ side gets one: this engine and this svc-queue are new processes, so
     // their code paths are compiled here instead of inside the timed run.
     const measured = jobs;
-    jobs = Math.min(3000, JOBS);
+    jobs = WARM_JOBS;
     done.n = 0;
     await drive(enqueue, done);
     jobs = measured;
@@ -262,7 +268,7 @@ export async function run({ log = console.log } = {}) {
     if (value !== undefined) floorRows.push({ name, value });
   };
   // Warm-up (not measured): both sides' code paths get compiled before either is timed.
-  jobs = Math.min(3000, JOBS);
+  jobs = WARM_JOBS;
   await bullmqDirect();
   if (!ONLY_E2E) await kvserver();
   jobs = JOBS;
