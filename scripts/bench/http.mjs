@@ -18,6 +18,8 @@ import { freePort, portOpen } from './lib/net.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
+/** An unmeasured first load of every side (floor, svc, moleculer-web), so no measured round compiles code paths. */
+const WARM_SECONDS = Number(process.env.BENCH_HTTP_WARM_SECONDS ?? 3);
 const ROUNDS = 2;
 const CONNECTIONS = 100;
 
@@ -86,9 +88,9 @@ function cpuSeconds(pid) {
   }
 }
 
-function load(url) {
+function load(url, duration = SECONDS) {
   return new Promise((res, rej) => {
-    autocannon({ url, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? rej(err) : res(result)));
+    autocannon({ url, connections: CONNECTIONS, duration }, (err, result) => (err ? rej(err) : res(result)));
   });
 }
 
@@ -166,8 +168,14 @@ export async function run({ log = console.log } = {}) {
     const molTarget = await startMoleculerWeb(procs, log);
 
     // Two alternating rounds (floor, svc, floor, svc), averaged: a machine whose load changes during the run
-    // then weighs on both sides alike.
-    log(`http bench: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per side`);
+    // then weighs on both sides alike. Each side is warmed up first, unmeasured.
+    log(
+      `http bench: ${CONNECTIONS} connections, ${WARM_SECONDS} s of warm-up, then ${ROUNDS} alternating rounds ` +
+        `of ${SECONDS} s per side`,
+    );
+    for (const target of [`http://127.0.0.1:${floorPort}/`, svcTarget, molTarget]) {
+      if (target !== undefined && WARM_SECONDS > 0) await load(target, WARM_SECONDS);
+    }
     const floorRuns = [];
     const svcRuns = [];
     /** µs of CPU per request of each process on the path, summed over rounds (averaged below). */
