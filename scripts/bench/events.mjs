@@ -32,6 +32,8 @@ import { portOpen } from './lib/net.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'events-child.mjs');
 const MESSAGES = Number(process.env.BENCH_EVENTS_MESSAGES ?? 20000);
+/** Unmeasured messages before the timed run, for every system alike (their processes are new each round). */
+const WARM_MESSAGES = Number(process.env.BENCH_EVENTS_WARM ?? 20000);
 const LATENCY_SAMPLES = 400;
 const WINDOW = 100;
 const now = () => performance.timeOrigin + performance.now();
@@ -152,6 +154,7 @@ async function measureSvc(subscribers) {
     await sub.report();
     const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
     const procs = { publisher: process.pid, engine: engine.pid, subscriber: sub.pid };
+    if (WARM_MESSAGES > 0) await drive(publish, sub, WARM_MESSAGES, WINDOW, subscribers);
     const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
     return { latency, throughput };
   } finally {
@@ -190,6 +193,7 @@ async function measureFloor(subscribers) {
   try {
     const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
     const procs = { publisher: process.pid, relay: relay.pid, subscriber: sub.pid };
+    if (WARM_MESSAGES > 0) await drive(publish, sub, WARM_MESSAGES, WINDOW, subscribers);
     const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
     return { latency, throughput };
   } finally {
@@ -214,6 +218,7 @@ async function measureNats(subscribers) {
     const latency = await drive(publish, sub, LATENCY_SAMPLES, 1, subscribers);
     const procs = { publisher: process.pid, 'nats-server': natsServerPid(), subscriber: sub.pid };
     if (procs['nats-server'] === undefined) delete procs['nats-server'];
+    if (WARM_MESSAGES > 0) await drive(publish, sub, WARM_MESSAGES, WINDOW, subscribers);
     const throughput = await drive(publish, sub, MESSAGES, WINDOW, subscribers, procs);
     return { latency, throughput };
   } finally {
