@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerWorker, type SvcClient } from '@svc/sdk';
+import { JsonText, registerWorker, type SvcClient } from '@svc/sdk';
 import { startEngine, type RunningEngine } from '../src/engine.js';
 import type { EngineModule, ModuleContext } from '../src/modules/module.js';
 
@@ -18,6 +18,7 @@ const testModule: EngineModule = {
   async start(ctx: ModuleContext) {
     moduleClient = await ctx.connect('test-module');
     moduleClient.registerFunction('mod::add', (p: { a: number; b: number }) => ({ sum: p.a + p.b }));
+    moduleClient.registerFunction('mod::stored', () => new JsonText('{"kept":[1,2]}'));
   },
   async close() {
     // the engine closes the module's client itself
@@ -45,6 +46,13 @@ describe('in-process module clients', () => {
     const payload = { n: 21 };
     await expect(moduleClient.trigger({ function_id: 'remote::twice', payload })).resolves.toEqual({ n: 42 });
     expect(payload).toEqual({ n: 21 });
+  });
+
+  it('answer with the value a JsonText result stands for, to WebSocket and in-process callers alike', async () => {
+    await expect(remote.trigger({ function_id: 'mod::stored', payload: {} })).resolves.toEqual({ kept: [1, 2] });
+    const own = await moduleClient.trigger({ function_id: 'mod::stored', payload: {} });
+    expect(own).toEqual({ kept: [1, 2] });
+    expect(own).not.toBeInstanceOf(JsonText);
   });
 
   it('appear in engine::workers::list as in-process workers', async () => {

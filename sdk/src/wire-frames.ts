@@ -4,9 +4,11 @@
  * string of the envelope, which cost about as much as the rest of the frame's encoding. Here the keys are
  * constants, the invocation id is a UUID (checked where the frame is built, so it needs no escaping), a function
  * id's JSON text is remembered, and only the values that can hold anything (`data`, `result`, `metadata`, …) go
- * through `JSON.stringify`. The text equals `JSON.stringify` of the same frame (test/wire-frames.test.ts);
- * frames of any other shape, or built elsewhere, are encoded by `JSON.stringify` as before (`encodeFrame`).
+ * through `JSON.stringify`; a result given as `JsonText` is written as its text. The text equals `JSON.stringify`
+ * of the same frame (test/wire-frames.test.ts); frames of any other shape, or built elsewhere, are encoded by
+ * `JSON.stringify` as before (`encodeFrame`).
  */
+import { JsonText } from './json-text.js';
 import type { ErrorBody, InvocationResult, InvokeFunction, TriggerActionWire } from './protocol.js';
 
 /** JSON texts of function ids seen lately (ids are few and reused; the table starts again when full). */
@@ -76,7 +78,8 @@ export class ResultFrame implements InvocationResult {
   /** `JSON.stringify(this)`, written without walking the envelope. */
   wire(): string {
     let text = `{"type":"invocationresult","invocation_id":"${this.invocation_id}","function_id":${quote(this.function_id)}`;
-    if (this.result !== undefined) text += field('result', this.result);
+    if (this.result instanceof JsonText) text += `,"result":${this.result.text}`;
+    else if (this.result !== undefined) text += field('result', this.result);
     if (this.error !== undefined) text += field('error', this.error);
     return text + '}';
   }

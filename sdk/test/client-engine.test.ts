@@ -1,7 +1,7 @@
 /** Our SDK against the real engine process: calls, errors, void, replicas of nothing; what a user checks first. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, waitFor, type EngineProcess } from '../../test/harness.js';
-import { InvocationError, TriggerAction, type SvcClient } from '../src/index.js';
+import { InvocationError, JsonText, TriggerAction, type SvcClient } from '../src/index.js';
 import { barrier, connect, shutdownAll } from './support.js';
 
 let engine: EngineProcess;
@@ -36,6 +36,15 @@ describe('sdk against the engine', () => {
     expect(out.payload).toMatchObject({ a: 1, s: 'é' });
     expect(out.metadata).toEqual({ m: true });
     expect(out.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a result the handler gives as JSON text reaches the caller as the value it encodes', async () => {
+    exec.registerFunction('sdk::stored', async () => new JsonText('{"list":[1,"two",null],"s":"é"}'));
+    await barrier(exec);
+    await expect(caller.trigger({ function_id: 'sdk::stored', payload: {} })).resolves.toEqual({
+      list: [1, 'two', null],
+      s: 'é',
+    });
   });
 
   it('answers undefined when the handler returns nothing', async () => {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeFrame } from '../src/codec.js';
+import { JsonText } from '../src/json-text.js';
 import { InvokeFrame, ResultFrame } from '../src/wire-frames.js';
 
 const uuid = fc.constant(null).map(() => randomUUID());
@@ -69,6 +70,27 @@ describe('wire frames', () => {
         },
       ),
     );
+  });
+
+  it('a result given as JsonText is written as its text and decodes to the value it encodes', () => {
+    fc.assert(
+      fc.property(uuid, text, fc.jsonValue(), (id, fn, value) => {
+        const json = JSON.stringify(value);
+        const frame = new ResultFrame(id, fn);
+        frame.result = new JsonText(json);
+        const wire = encodeFrame(frame);
+        expect(wire).toBe(
+          JSON.stringify({ type: 'invocationresult', invocation_id: id, function_id: fn, result: value }),
+        );
+        const decoded = decodeFrame(wire);
+        expect(decoded.ok && (decoded.message as { result?: unknown }).result).toEqual(JSON.parse(json));
+      }),
+    );
+    // the text goes out as it was given (spacing included), and JSON.stringify sees the value it stands for
+    const frame = new ResultFrame(randomUUID(), 'a::b');
+    frame.result = new JsonText('{ "n" : [1, 2] }');
+    expect(encodeFrame(frame)).toContain(',"result":{ "n" : [1, 2] }}');
+    expect(JSON.stringify({ r: new JsonText('{ "n" : [1, 2] }') })).toBe('{"r":{"n":[1,2]}}');
   });
 
   it('values JSON has no text for are left out, and ones it cannot carry throw as JSON.stringify does', () => {

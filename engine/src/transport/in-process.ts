@@ -5,6 +5,7 @@
  */
 import {
   decodeValue,
+  JsonText,
   type ClientTransport,
   type EngineToWorker,
   type TransportEvents,
@@ -79,6 +80,9 @@ export class InProcessTransport implements ClientTransport {
 
   private receive(message: WorkerToEngine): void {
     if (!this.open || this.worker === undefined) return;
+    // Objects pass here as they are, so a result a handler gave as JSON text becomes the value it stands for.
+    if (message.type === 'invocationresult' && message.result instanceof JsonText)
+      message.result = message.result.value();
     const decoded = decodeValue(message);
     if (!decoded.ok) {
       this.logger.warn({ worker: this.workerName, reason: decoded.message }, 'in-process client sent an invalid frame');

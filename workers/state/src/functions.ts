@@ -3,7 +3,7 @@
  * is touched; a write waits for room in the trigger dispatcher before it commits (backpressure). Store failures surface
  * as `GET_ERROR`, `SET_ERROR`, `DELETE_ERROR`, `UPDATE_ERROR`, `LIST_ERROR`, `LIST_GROUPS_ERROR`.
  */
-import { InvocationError, type HandlerContext, type SvcClient, type UpdateOpError } from '@svc/sdk';
+import { InvocationError, JsonText, type HandlerContext, type SvcClient, type UpdateOpError } from '@svc/sdk';
 import type { JsonValue, StateAdapter } from './adapters/types.js';
 import type { TriggerDispatcher } from './dispatcher.js';
 import { fieldsOf, nameField, opsField, valueField } from './input.js';
@@ -38,7 +38,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
       const fields = fieldsOf('state::get', payload);
       const scope = nameField('state::get', fields, 'scope');
       const key = nameField('state::get', fields, 'key');
-      return storeCall('state::get', StateErrorCode.GetError, 'get value', () => adapter.get(scope, key));
+      return storeCall<JsonValue | JsonText | undefined>('state::get', StateErrorCode.GetError, 'get value', () =>
+        adapter.getJson === undefined ? adapter.get(scope, key) : adapter.getJson(scope, key).then(asJsonText),
+      );
     },
     { description: 'Get a value from state (no result when the key is missing)' },
   );
@@ -162,6 +164,11 @@ function ended<T>(write: () => Promise<T>, end: () => void): Promise<T> {
     throw err;
   }
   return running.finally(end);
+}
+
+/** A stored value's JSON text as the answer itself (the SDK writes it as it is); a missing key answers nothing. */
+function asJsonText(text: string | undefined): JsonText | undefined {
+  return text === undefined ? undefined : new JsonText(text);
 }
 
 /** Checks the size of `value`'s JSON and returns that JSON (the store writes it as it is). */

@@ -46,6 +46,20 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
     expect(await store.get('s', 'k')).toBeUndefined();
   });
 
+  it.skipIf(skip)('getJson answers the stored JSON text of what get answers, nothing for a missing key', async () => {
+    expect(store.getJson).toBeTypeOf('function');
+    expect(await store.getJson!('s', 'k')).toBeUndefined();
+    const value = { list: [1, 'two', null], s: 'é\n"q"', n: -1.5e-7 };
+    await store.set('s', 'k', value);
+    await store.set('t', 'k', 'other scope');
+    const [text, parsed] = await Promise.all([store.getJson!('s', 'k'), store.get('s', 'k')]);
+    expect(JSON.parse(text!)).toEqual(value);
+    expect(parsed).toEqual(value);
+    expect(await store.getJson!('t', 'k')).toBe('"other scope"');
+    await store.delete('s', 'k');
+    expect(await store.getJson!('s', 'k')).toBeUndefined();
+  });
+
   it.skipIf(skip)('stores a copy: mutating the caller object changes nothing', async () => {
     const value = { list: [1] };
     await store.set('s', 'k', value);

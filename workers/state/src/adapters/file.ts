@@ -99,6 +99,10 @@ export class FileAdapter implements StateAdapter {
     return this.read(scope, key);
   }
 
+  async getJson(scope: string, key: string): Promise<string | undefined> {
+    return this.readJson(scope, key);
+  }
+
   set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
     const text = json ?? JSON.stringify(value);
     return this.enqueue(() => {
@@ -153,8 +157,12 @@ export class FileAdapter implements StateAdapter {
   }
 
   private read(scope: string, key: string): JsonValue | undefined {
-    const row = this.stmts().get.get(scope, key) as { value: string } | undefined;
-    return row === undefined ? undefined : parseStored(row.value);
+    const text = this.readJson(scope, key);
+    return text === undefined ? undefined : parseStored(text);
+  }
+
+  private readJson(scope: string, key: string): string | undefined {
+    return (this.stmts().get.get(scope, key) as { value: string } | undefined)?.value;
   }
 
   private enqueue<T>(run: PendingWrite['run']): Promise<T> {

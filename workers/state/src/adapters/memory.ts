@@ -28,6 +28,11 @@ export class MemoryAdapter implements StateAdapter {
     return this.read(scope, key);
   }
 
+  async getJson(scope: string, key: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.scopes.get(scope)?.get(key);
+  }
+
   async set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
     this.assertOpen();
     const old = this.write(scope, key, value, json);

@@ -61,6 +61,8 @@ interface Queued {
   readonly scope: string;
   readonly key: string;
   readonly value: JsonValue | undefined;
+  /** A get that answers the stored text as it is (`getJson`). */
+  readonly asText: boolean;
   readonly resolve: (value: never) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -105,7 +107,11 @@ export class RedisAdapter implements StateAdapter {
   }
 
   get(scope: string, key: string): Promise<JsonValue | undefined> {
-    return this.enqueue(undefined, scope, key, undefined);
+    return this.enqueue(undefined, scope, key, undefined, false);
+  }
+
+  getJson(scope: string, key: string): Promise<string | undefined> {
+    return this.enqueue(undefined, scope, key, undefined, true);
   }
 
   set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
@@ -115,7 +121,7 @@ export class RedisAdapter implements StateAdapter {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.enqueue(text, scope, key, value);
+    return this.enqueue(text, scope, key, value, false);
   }
 
   async delete(scope: string, key: string): Promise<JsonValue | undefined> {
@@ -177,10 +183,17 @@ export class RedisAdapter implements StateAdapter {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  private enqueue<T>(json: string | undefined, scope: string, key: string, value: JsonValue | undefined): Promise<T> {
+  private enqueue<T>(
+    json: string | undefined,
+    scope: string,
+    key: string,
+    value: JsonValue | undefined,
+    asText: boolean,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
     return new Promise<T>((resolve, reject) => {
-      if (this.queued.push({ json, scope, key, value, resolve, reject }) === 1) process.nextTick(this.sendQueued);
+      if (this.queued.push({ json, scope, key, value, asText, resolve, reject }) === 1)
+        process.nextTick(this.sendQueued);
     });
   }
 
@@ -227,7 +240,9 @@ export class RedisAdapter implements StateAdapter {
     const settle = (texts: readonly (string | null)[]): void => {
       for (let i = 0; i < run.length; i++) {
         const text = texts[i] ?? null;
-        (run[i]!.resolve as (value: JsonValue | undefined) => void)(text === null ? undefined : parseStored(text));
+        const { asText, resolve } = run[i]!;
+        const answer = text === null ? undefined : asText ? text : parseStored(text);
+        (resolve as (value: JsonValue | string | undefined) => void)(answer);
       }
     };
     const fail = (err: unknown): void => rejectAll(run, err);

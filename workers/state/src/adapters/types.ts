@@ -72,6 +72,11 @@ export interface StateAdapter {
   /** Opens the store and starts the change feed. */
   start(): Promise<void>;
   get(scope: string, key: string): Promise<JsonValue | undefined>;
+  /**
+   * The value's JSON text as the store keeps it, or `undefined` when the key is missing: what `state::get` answers
+   * with, without parsing the text and serialising the value again. Stores that keep no text leave it out.
+   */
+  getJson?(scope: string, key: string): Promise<string | undefined>;
   /** `json`: the JSON text of `value` when the caller has already made it (the store then does not make it again). */
   set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult>;
   /** Resolves the previous value, or `undefined` when there was none (then nothing changes and no event fires). */
