@@ -58,6 +58,9 @@ export function registerStateFunctions(client: SvcClient, options: StateFunction
           withWriteTrace(ctx.traceparent, () => adapter.set(scope, key, value, json)),
         ),
       );
+      // The store's text of the replaced value and the text just stored make the answer without serialising either.
+      if (result.old_json !== undefined)
+        return new JsonText(`{"old_value":${result.old_json ?? 'null'},"new_value":${json}}`);
       return { old_value: result.old_value ?? null, new_value: result.new_value };
     },
     { description: 'Set a value in state; returns {old_value, new_value}' },

@@ -38,8 +38,13 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
 
   it.skipIf(skip)('get, set, delete with exact old values', async () => {
     expect(await store.get('s', 'k')).toBeUndefined();
-    expect(await store.set('s', 'k', { a: 1 })).toEqual({ old_value: undefined, new_value: { a: 1 } });
-    expect(await store.set('s', 'k', [1, 'two', null])).toEqual({ old_value: { a: 1 }, new_value: [1, 'two', null] });
+    // old_json: the replaced value's stored text (null when there was none), which state::set answers with
+    expect(await store.set('s', 'k', { a: 1 })).toEqual({ old_value: undefined, new_value: { a: 1 }, old_json: null });
+    expect(await store.set('s', 'k', [1, 'two', null])).toEqual({
+      old_value: { a: 1 },
+      new_value: [1, 'two', null],
+      old_json: '{"a":1}',
+    });
     expect(await store.get('s', 'k')).toEqual([1, 'two', null]);
     expect(await store.delete('s', 'k')).toEqual([1, 'two', null]);
     expect(await store.delete('s', 'k')).toBeUndefined();
@@ -161,18 +166,18 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
       store.get('b', 'k'),
     ];
     expect(await Promise.all(calls)).toEqual([
-      { old_value: undefined, new_value: 1 },
-      { old_value: undefined, new_value: 2 },
-      { old_value: undefined, new_value: 'x' },
+      { old_value: undefined, new_value: 1, old_json: null },
+      { old_value: undefined, new_value: 2, old_json: null },
+      { old_value: undefined, new_value: 'x', old_json: null },
       1,
       2,
       'x',
-      { old_value: 1, new_value: 3 },
+      { old_value: 1, new_value: 3, old_json: '1' },
       3,
       'x',
       2,
       undefined,
-      { old_value: undefined, new_value: 4 },
+      { old_value: undefined, new_value: 4, old_json: null },
       4,
     ]);
     await waitFor(() => seen.length >= 6);

@@ -106,9 +106,11 @@ export class FileAdapter implements StateAdapter {
   set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
     const text = json ?? JSON.stringify(value);
     return this.enqueue(() => {
-      const old = this.read(scope, key);
+      const oldJson = this.readJson(scope, key);
+      const old = oldJson === undefined ? undefined : parseStored(oldJson);
       this.stmts().upsert.run(scope, key, text);
-      return { result: { old_value: old, new_value: value }, change: changeOf(scope, key, old, value) };
+      const result = { old_value: old, new_value: value, old_json: oldJson ?? null };
+      return { result, change: changeOf(scope, key, old, value) };
     });
   }
 

@@ -35,8 +35,8 @@ export class MemoryAdapter implements StateAdapter {
 
   async set(scope: string, key: string, value: JsonValue, json?: string): Promise<WriteResult> {
     this.assertOpen();
-    const old = this.write(scope, key, value, json);
-    return { old_value: old, new_value: value };
+    const previous = this.write(scope, key, value, json);
+    return { old_value: previous.old, new_value: value, old_json: previous.text ?? null };
   }
 
   async delete(scope: string, key: string): Promise<JsonValue | undefined> {
@@ -87,8 +87,13 @@ export class MemoryAdapter implements StateAdapter {
     return text === undefined ? undefined : parseStored(text);
   }
 
-  /** Stores `value` and emits the change; returns the replaced value. */
-  private write(scope: string, key: string, value: JsonValue, json = JSON.stringify(value)): JsonValue | undefined {
+  /** Stores `value` and emits the change; returns the replaced value and its text (both undefined if none). */
+  private write(
+    scope: string,
+    key: string,
+    value: JsonValue,
+    json = JSON.stringify(value),
+  ): { old: JsonValue | undefined; text: string | undefined } {
     let entries = this.scopes.get(scope);
     if (entries === undefined) {
       entries = new Map();
@@ -98,7 +103,7 @@ export class MemoryAdapter implements StateAdapter {
     entries.set(key, json);
     const old = previous === undefined ? undefined : parseStored(previous);
     this.feed.emit(changeOf(scope, key, old, value));
-    return old;
+    return { old, text: previous };
   }
 
   private assertOpen(): void {

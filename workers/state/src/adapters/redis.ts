@@ -223,7 +223,7 @@ export class RedisAdapter implements StateAdapter {
         const raw = olds[i] ?? null;
         const old = raw === null ? undefined : parseStored(raw);
         this.feed.emit(changeOf(scope, key, old, value));
-        (resolve as (result: WriteResult) => void)({ old_value: old, new_value: value! });
+        (resolve as (result: WriteResult) => void)({ old_value: old, new_value: value!, old_json: raw });
       }
     };
     const fail = (err: unknown): void => rejectAll(run, err);

@@ -46,6 +46,11 @@ export interface WriteResult {
   /** `undefined` when the key did not exist. */
   old_value: JsonValue | undefined;
   new_value: JsonValue;
+  /**
+   * The replaced value's JSON text as the store kept it, `null` when the key did not exist; left out by a store that
+   * keeps no text. `state::set` then answers without serialising `old_value` again.
+   */
+  old_json?: string | null;
 }
 
 export interface UpdateResult {
