@@ -27,6 +27,8 @@ export const StateErrorCode = Object.freeze({
   StoreFailed: 'store_failed',
   /** The store is closed (svc-state is stopping). */
   AdapterClosed: 'adapter_closed',
+  /** A value in Redis is not valid JSON (written there by another program); it cannot be answered. */
+  StoredValueInvalid: 'stored_value_invalid',
   /** A concurrent update kept winning; retry. */
   UpdateConflict: 'update_conflict',
   /** The bridge store forwards update ops only; an update without ops cannot be bridged. */

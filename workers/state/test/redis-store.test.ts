@@ -1,5 +1,6 @@
 /** What only the Redis store does: several processes share one keyspace; each one's feed has its own commits. */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { RedisAdapter } from '../src/adapters/redis.js';
 import type { StateChange } from '../src/adapters/types.js';
@@ -46,3 +47,33 @@ it.skipIf(!redisUp)('fails to start with store_open_failed and a redacted URL wh
   await expect(store.start()).rejects.toMatchObject({ code: 'store_open_failed' });
   await expect(store.start()).rejects.not.toThrow(/secret/);
 });
+
+it.skipIf(!redisUp)(
+  'a value another program left in Redis that is not JSON fails its own get, not the batch',
+  async () => {
+    const keyPrefix = `svc-test:${randomUUID()}:`;
+    const raw = new Redis(REDIS_URL);
+    await raw.hset(`${keyPrefix}scope:s`, 'bad', '{not json', 'good', '{"n":1}');
+    raw.disconnect();
+    const store = new RedisAdapter({ url: REDIS_URL, keyPrefix });
+    opened.push(store);
+    await store.start();
+    // one turn: the gets go as one command, then the sets as one script call
+    const [bad, badText, good, goodText] = await Promise.allSettled([
+      store.get('s', 'bad'),
+      store.getJson('s', 'bad'),
+      store.get('s', 'good'),
+      store.getJson('s', 'good'),
+    ]);
+    const invalid = { code: 'stored_value_invalid', message: expect.stringContaining('s/bad is not valid JSON') };
+    expect(bad).toMatchObject({ status: 'rejected', reason: invalid });
+    expect(badText).toMatchObject({ status: 'rejected', reason: invalid });
+    expect(good).toEqual({ status: 'fulfilled', value: { n: 1 } });
+    expect(goodText).toEqual({ status: 'fulfilled', value: '{"n":1}' });
+    // writing over it works, and answers that there was no readable old value
+    const [over, next] = await Promise.all([store.set('s', 'bad', 2), store.set('s', 'good', 3)]);
+    expect(over).toEqual({ old_value: undefined, new_value: 2, old_json: null });
+    expect(next).toEqual({ old_value: { n: 1 }, new_value: 3, old_json: '{"n":1}' });
+    expect(await store.get('s', 'bad')).toBe(2);
+  },
+);

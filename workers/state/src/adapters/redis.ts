@@ -220,8 +220,12 @@ export class RedisAdapter implements StateAdapter {
       // emitted one step after its script's reply, as delete and update do theirs
       for (let i = 0; i < run.length; i++) {
         const { scope, key, value, resolve } = run[i]!;
-        const raw = olds[i] ?? null;
-        const old = raw === null ? undefined : parseStored(raw);
+        let raw = olds[i] ?? null;
+        let old: JsonValue | undefined;
+        if (raw !== null) {
+          old = this.storedValue(raw, scope, key);
+          if (old === undefined) raw = null; // written over; what it replaced cannot be answered
+        }
         this.feed.emit(changeOf(scope, key, old, value));
         (resolve as (result: WriteResult) => void)({ old_value: old, new_value: value!, old_json: raw });
       }
@@ -240,9 +244,15 @@ export class RedisAdapter implements StateAdapter {
     const settle = (texts: readonly (string | null)[]): void => {
       for (let i = 0; i < run.length; i++) {
         const text = texts[i] ?? null;
-        const { asText, resolve } = run[i]!;
-        const answer = text === null ? undefined : asText ? text : parseStored(text);
-        (resolve as (value: JsonValue | string | undefined) => void)(answer);
+        const { asText, scope, key, resolve, reject } = run[i]!;
+        if (text === null) {
+          resolve(undefined as never);
+          continue;
+        }
+        // parsed even for getJson: the keyspace is shared, and a text another program wrote is checked here
+        const value = this.storedValue(text, scope, key);
+        if (value === undefined) reject(invalidStored(scope, key));
+        else (resolve as (answer: JsonValue | string) => void)(asText ? text : value);
       }
     };
     const fail = (err: unknown): void => rejectAll(run, err);
@@ -252,6 +262,16 @@ export class RedisAdapter implements StateAdapter {
     } else {
       const keys = run.map((q) => this.hashKey(q.scope));
       this.redis.stateGetMany(run.length, ...keys, ...run.map((q) => q.key)).then(settle, fail);
+    }
+  }
+
+  /** A stored text's value, or undefined (logged) when it is not JSON: another program wrote it. */
+  private storedValue(text: string, scope: string, key: string): JsonValue | undefined {
+    try {
+      return parseStored(text);
+    } catch {
+      this.options.logger?.warn({ scope, key }, invalidStored(scope, key).message);
+      return undefined;
     }
   }
 
@@ -266,6 +286,13 @@ export class RedisAdapter implements StateAdapter {
   private assertOpen(): void {
     if (this.closed) throw closedError();
   }
+}
+
+function invalidStored(scope: string, key: string): StoreError {
+  return new StoreError(
+    StateErrorCode.StoredValueInvalid,
+    `the value stored in Redis for ${scope}/${key} is not valid JSON (written there by another program?)`,
+  );
 }
 
 function rejectAll(run: readonly Queued[], err: unknown): void {
