@@ -52,7 +52,7 @@ describe.each<StoreKind>([memoryStore, fileStore, redisStore])('$name store', (k
   });
 
   it.skipIf(skip)('getJson answers the stored JSON text of what get answers, nothing for a missing key', async () => {
-    expect(store.getJson).toBeTypeOf('function');
+    expect(typeof store.getJson).toBe('function');
     expect(await store.getJson!('s', 'k')).toBeUndefined();
     const value = { list: [1, 'two', null], s: 'é\n"q"', n: -1.5e-7 };
     await store.set('s', 'k', value);
