@@ -4,7 +4,8 @@
  * as it is, instead of parsing it and running `JSON.stringify` over the same value again.
  *
  * The text must be one complete JSON value that the program made itself (with `JSON.stringify`, or read back from
- * where it stored such text): it is not checked, and a bad text makes the whole answer undecodable for the caller.
+ * where it stored such text): it is not checked here, and a bad text makes the whole answer undecodable (the engine
+ * then fails the call with `invalid_result`).
  * Wherever the value is handed on some other way (`JSON.stringify`, an engine module's in-process connection, which
  * passes objects), it stands for the parsed value: `toJSON()` and `value()` give it.
  */

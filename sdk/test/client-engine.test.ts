@@ -47,6 +47,16 @@ describe('sdk against the engine', () => {
     });
   });
 
+  it('a JSON text that is not JSON fails the call at once with invalid_result', async () => {
+    exec.registerFunction('sdk::broken-text', () => new JsonText('{"list":[1,'));
+    await barrier(exec);
+    const err = await caller
+      .trigger({ function_id: 'sdk::broken-text', payload: {}, timeoutMs: 20_000 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvocationError);
+    expect(err).toMatchObject({ code: 'invalid_result', function_id: 'sdk::broken-text' });
+  });
+
   it('answers undefined when the handler returns nothing', async () => {
     exec.registerFunction('sdk::nothing', () => undefined);
     await barrier(exec);

@@ -87,6 +87,37 @@ describe('bad frames', () => {
     await c.close();
   });
 
+  it('fails a call at once with invalid_result when its executor answers with a frame that does not decode', async () => {
+    const executor = await openRaw(engine.url);
+    executor.send({ type: 'registerfunction', id: 'broken::answer' });
+    const c = await openRaw(engine.url);
+    await new Promise((r) => setTimeout(r, 100));
+    const id = randomUUID();
+    const sentAt = Date.now();
+    c.send({ type: 'invokefunction', invocation_id: id, function_id: 'broken::answer', data: {}, timeout_ms: 20_000 });
+    const call = await executor.next((f) => f.type === 'invokefunction' && f.function_id === 'broken::answer');
+    // its id readable at the start, then broken JSON (a handler that answered with malformed JSON text)
+    executor.send(
+      `{"type":"invocationresult","invocation_id":"${call.invocation_id as string}","function_id":"broken::answer","result":{"n":`,
+    );
+    await invalidFrame(executor);
+    const res = await c.next((f) => f.type === 'invocationresult' && f.invocation_id === id);
+    expect(res.error).toMatchObject({
+      code: 'invalid_result',
+      message: expect.stringContaining('could not be decoded') as unknown,
+    });
+    expect(Date.now() - sentAt).toBeLessThan(10_000); // not at the 20 s deadline
+    // a result whose error field has the wrong type fails its call the same way
+    const second = randomUUID();
+    c.send({ type: 'invokefunction', invocation_id: second, function_id: 'broken::answer', data: {} });
+    const again = await executor.next((f) => f.type === 'invokefunction' && f.invocation_id !== call.invocation_id);
+    executor.send({ type: 'invocationresult', invocation_id: again.invocation_id, function_id: 'x', error: 'boom' });
+    const res2 = await c.next((f) => f.type === 'invocationresult' && f.invocation_id === second);
+    expect((res2.error as { code: string }).code).toBe('invalid_result');
+    await stillServes(executor);
+    await Promise.all([executor.close(), c.close()]);
+  });
+
   it('closes an oversized frame with 1009 and keeps serving others', async () => {
     const c = await openRaw(engine.url);
     c.send('x'.repeat(MAX_PAYLOAD + 1));

@@ -23,6 +23,8 @@ export const EngineErrorCode = {
   InvalidFrame: 'invalid_frame',
   /** A result could not be encoded for the caller (a value JSON cannot carry, from an in-process executor). */
   SerializationError: 'serialization_error',
+  /** The executor's `invocationresult` could not be decoded; the call fails at once instead of at its deadline. */
+  InvalidResult: 'invalid_result',
   /** An `invocationresult` named an invocation this worker is not executing (late, or never sent). */
   UnknownInvocation: 'unknown_invocation',
   /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */

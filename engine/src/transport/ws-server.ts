@@ -14,7 +14,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { decodeFrame, FEATURES_HEADER, type Message } from '@svc/sdk/core';
 import type { EngineCore } from '../core/engine-core.js';
 import type { Worker } from '../core/worker.js';
-import { FrameErrors, isTelemetryFrame } from './frame-errors.js';
+import { brokenResult, FrameErrors, isTelemetryFrame } from './frame-errors.js';
 import { Heartbeat, type Beating } from './heartbeat.js';
 import { wsPeerSocket } from './peer-socket.js';
 import { PlainEndpoints } from './plain-endpoints.js';
@@ -231,9 +231,18 @@ export class WsServer {
       }
       const text = data.toString();
       const decoded = decodeFrame(text);
-      if (!decoded.ok) errors.report(decoded, worker.id);
-      else if (session === undefined) this.deliver(worker, decoded.message, text);
-      else this.deliverGated(session, worker, decoded.message, text);
+      let message: Message;
+      let raw: string | undefined = text;
+      if (decoded.ok) message = decoded.message;
+      else {
+        errors.report(decoded, worker.id);
+        const failed = brokenResult(text, decoded);
+        if (failed === undefined) return;
+        message = failed;
+        raw = undefined; // never relayed as it came
+      }
+      if (session === undefined) this.deliver(worker, message, raw);
+      else this.deliverGated(session, worker, message, raw);
     };
   }
 
@@ -248,7 +257,7 @@ export class WsServer {
   }
 
   /** Access control (docs/adr/0007): the registration check and the pre-dispatch check run in `session.receive`. */
-  private deliverGated(session: GateSession, worker: Worker, message: Message, raw: string): void {
+  private deliverGated(session: GateSession, worker: Worker, message: Message, raw: string | undefined): void {
     try {
       session.receive(worker, message, raw);
     } catch (err) {
@@ -256,7 +265,7 @@ export class WsServer {
     }
   }
 
-  private deliver(worker: Worker, message: Message, raw: string): void {
+  private deliver(worker: Worker, message: Message, raw: string | undefined): void {
     try {
       this.core.receive(worker, message, raw);
     } catch (err) {
