@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ChannelReader,
   ChannelWriter,
+  InFlightMap,
   InFlightSet,
   LEASE_CHANNELS_FUNCTION,
   leasedChannelBase,
@@ -35,7 +36,9 @@ import type { ChannelPort, RequestChannels } from './request-channels.js';
 
 export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPort {
   const batcher = new ChannelBatcher(client);
-  const watchers = new Map<string, PooledChannels>();
+  // one entry per request, set and deleted: a Map whose table stays young (see InFlightMap) does not keep the
+  // requests it held alive into the old generation
+  const watchers = new InFlightMap<string, PooledChannels>();
   // The engine calls this (void) when a handler opens the write end of one of our response channels.
   const notifyId = `svc-http::response-opened::${randomUUID()}`;
   client.registerFunction(notifyId, (input: unknown) => settle(watchers, channelIdOf(input), true), {
@@ -185,7 +188,7 @@ class Lease {
 interface Shared {
   batcher: ChannelBatcher;
   /** Response channels by id, until the handler opened the write end or the request ended. */
-  watchers: Map<string, PooledChannels>;
+  watchers: InFlightMap<string, PooledChannels>;
   engineUrl: string;
 }
 
@@ -271,7 +274,7 @@ class PooledChannels implements RequestChannels {
   }
 }
 
-function settle(watchers: Map<string, PooledChannels>, id: string | undefined, taken: boolean): void {
+function settle(watchers: InFlightMap<string, PooledChannels>, id: string | undefined, taken: boolean): void {
   if (id === undefined) return;
   const channels = watchers.get(id);
   if (channels === undefined) return;
