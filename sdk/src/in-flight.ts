@@ -18,8 +18,11 @@
 /** Deletions after which the entries move to a new Map or Set (a copy of a few hundred entries: microseconds). */
 export const IN_FLIGHT_RENEW_AFTER = 4096;
 
-/** What the Map and the Set share: the size, clearing, and the move to a new collection after enough deletions. */
-abstract class Renewing<C extends { readonly size: number }> {
+/**
+ * What the Map and the Set share: the size, deletion, clearing, and the move to a new collection after enough
+ * deletions. `E` is what a deletion names: a key of the Map, a value of the Set.
+ */
+abstract class Renewing<E, C extends { readonly size: number; delete(item: E): boolean }> {
   protected current: C;
   private deletes = 0;
 
@@ -36,16 +39,18 @@ abstract class Renewing<C extends { readonly size: number }> {
     this.deletes = 0;
   }
 
-  /** Counts a deletion that removed something; moves the entries to a new collection every so many. */
-  protected deleted(): void {
+  /** Deletes `item`; every so many deletions that removed something, the entries move to a new collection. */
+  delete(item: E): boolean {
+    if (!this.current.delete(item)) return false;
     if (++this.deletes >= IN_FLIGHT_RENEW_AFTER) {
       this.deletes = 0;
       this.current = this.fresh(this.current);
     }
+    return true;
   }
 }
 
-export class InFlightMap<K, V> extends Renewing<Map<K, V>> implements Iterable<[K, V]> {
+export class InFlightMap<K, V> extends Renewing<K, Map<K, V>> implements Iterable<[K, V]> {
   constructor() {
     super((from) => new Map(from));
   }
@@ -63,12 +68,6 @@ export class InFlightMap<K, V> extends Renewing<Map<K, V>> implements Iterable<[
     return this;
   }
 
-  delete(key: K): boolean {
-    if (!this.current.delete(key)) return false;
-    this.deleted();
-    return true;
-  }
-
   keys(): MapIterator<K> {
     return this.current.keys();
   }
@@ -82,7 +81,7 @@ export class InFlightMap<K, V> extends Renewing<Map<K, V>> implements Iterable<[
   }
 }
 
-export class InFlightSet<T> extends Renewing<Set<T>> implements Iterable<T> {
+export class InFlightSet<T> extends Renewing<T, Set<T>> implements Iterable<T> {
   constructor() {
     super((from) => new Set(from));
   }
@@ -94,12 +93,6 @@ export class InFlightSet<T> extends Renewing<Set<T>> implements Iterable<T> {
   add(value: T): this {
     this.current.add(value);
     return this;
-  }
-
-  delete(value: T): boolean {
-    if (!this.current.delete(value)) return false;
-    this.deleted();
-    return true;
   }
 
   values(): SetIterator<T> {
