@@ -6,8 +6,13 @@
  * The `svc` command (cli/) is what users run: it loads the config and calls `runSvc` (run.ts). The library entry
  * is index.ts; docs/architecture.md describes the engine root file by file.
  */
+import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
 import { startEngine, type EngineOptions } from './engine.js';
+
+// As the `svc` command does (`withoutPretenuring`, @svc/config-kit/bundle): no allocation-site pretenuring, which
+// otherwise could leave the engine allocating each call's objects in the old generation (docs/performance.md).
+setFlagsFromString('--no-allocation-site-pretenuring');
 
 const NUMERIC: Record<string, keyof EngineOptions> = {
   '--port': 'port',
