@@ -1,8 +1,9 @@
 /**
  * `modules::telemetry::TelemetryModule`: an anonymous usage heartbeat, on by default (README.md, "Telemetry"). Off with
  * `enabled: false`, `SVC_TELEMETRY_DISABLED=1` or `DO_NOT_TRACK=1`. It never delays start-up: the first heartbeat goes
- * out after start, in the background, with a 3 s timeout, and a failure (no network) is logged at debug level and
- * forgotten. What it sends is exactly `heartbeatBody` (README.md, "Telemetry").
+ * out `FIRST_BEAT_DELAY_MS` after start (or after one interval, if that is shorter), in the background, with a 3 s
+ * timeout, and a failure (no network) is logged at debug level and forgotten. What it sends is exactly
+ * `heartbeatBody` (README.md, "Telemetry").
  */
 import { randomUUID } from 'node:crypto';
 import { arch, platform } from 'node:os';
@@ -11,6 +12,12 @@ import type { EngineInternals, EngineModule, ModuleContext } from '../module.js'
 
 export const TELEMETRY_MODULE = 'modules::telemetry::TelemetryModule';
 const SEND_TIMEOUT_MS = 3000;
+/**
+ * The first heartbeat waits this long: sent at once, its first `fetch` (loading Node's HTTP client and a TLS
+ * context, ~90 ms of CPU) competed with the capability workers starting on the same cores, and it counted the
+ * workers and functions of a stack that had not registered yet.
+ */
+const FIRST_BEAT_DELAY_MS = 10_000;
 
 export interface TelemetryModuleOptions {
   /** The module classes of the config (names only), reported in the heartbeat. */
@@ -51,12 +58,17 @@ export function createTelemetryModule(config: TelemetryConfig, options: Telemetr
       let sequence = 0;
       const beat = (): void =>
         void send(ctx, config, heartbeatBody(ctx.engine, installId, options.modules, sequence++));
-      setImmediate(beat);
-      timer = setInterval(beat, config.heartbeat_interval_secs * 1000);
-      timer.unref();
+      const intervalMs = config.heartbeat_interval_secs * 1000;
+      timer = setTimeout(
+        () => {
+          beat();
+          timer = setInterval(beat, intervalMs).unref();
+        },
+        Math.min(FIRST_BEAT_DELAY_MS, intervalMs),
+      ).unref();
     },
     async close(): Promise<void> {
-      if (timer !== undefined) clearInterval(timer);
+      if (timer !== undefined) clearTimeout(timer); // the first heartbeat's timeout or the interval
       timer = undefined;
     },
   };
