@@ -2,9 +2,9 @@
 // config pipeline, the SDK's core, zod and yaml) and of each capability worker (with the SDK, the config kit, zod
 // and OpenTelemetry) into `dist/bundle/program.js`, which the executable's `main.js` runs instead: a few files
 // instead of hundreds of modules, whose resolving, reading and linking was most of a process's start-up CPU time.
-// Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino and ws stay in node_modules, and modules
-// loaded on demand (a store's adapter, the OTLP serializers, a command of `svc`) stay separate chunks, loaded on
-// demand.
+// Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino and ws stay in node_modules (required,
+// not imported: scripts/bundle/cjs-require.mjs), and modules loaded on demand (a store's adapter, the OTLP
+// serializers, a command of `svc`) stay separate chunks, loaded on demand.
 //
 // A bundled module keeps its own `import.meta.url` (rewritten relative to the bundle), so what it reads beside
 // itself (the embedded config, the console's web files, package.json) is found where it was.
@@ -15,6 +15,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { cjsRequirePlugin } from './bundle/cjs-require.mjs';
 import { moduleUrlPlugin } from './bundle/module-url.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +24,8 @@ const PROGRAMS = [
   ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((worker) => join('workers', worker)),
 ];
 const EXTERNAL = /^(better-sqlite3|ioredis|bullmq|amqplib|pino|pino-pretty|ws)(\/|$)/;
+/** Those whose bare imports are required rather than imported (CommonJS; scripts/bundle/cjs-require.mjs). */
+const REQUIRED = ['better-sqlite3', 'ioredis', 'bullmq', 'amqplib', 'pino', 'pino-pretty', 'ws'];
 
 /**
  * The file whose modification time changes whenever module `id` may have: the package.json of its package in
@@ -49,9 +52,9 @@ for (const dir of PROGRAMS) {
   const bundle = await rolldown({
     input: program,
     platform: 'node',
-    external: EXTERNAL,
+    external: (id) => EXTERNAL.test(id) && !REQUIRED.includes(id),
     logLevel: 'warn',
-    plugins: [moduleUrlPlugin(out)],
+    plugins: [cjsRequirePlugin(REQUIRED), moduleUrlPlugin(out)],
     // The SDK loads the OTLP serializers on first use; in svc-otel its exporters import them anyway, so that lazy
     // import is simply part of the main chunk there: expected, not worth a warning on every build.
     checks: { ineffectiveDynamicImport: false },

@@ -4,13 +4,14 @@
  * was made from (its `import.meta.url` is the original's), while the same words inside a string stay as written.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { afterEach, describe, expect, it } from 'vitest';
 import { currentProgram } from '../../config/kit/src/bundle.js';
+import { cjsRequirePlugin } from '../../scripts/bundle/cjs-require.mjs';
 import { moduleUrlPlugin } from '../../scripts/bundle/module-url.mjs';
 import { ROOT } from '../harness.js';
 
@@ -88,5 +89,43 @@ describe('program bundles', () => {
       spelled: 'import.meta.url',
       own: pathToFileURL(join(src, 'lib.js')).href,
     });
+  });
+
+  it('CommonJS packages are required from the bundle, with the default and named exports an import gives', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-bundle-cjs-'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(
+      join(dir, 'src/entry.js'),
+      [
+        "import WebSocket, { WebSocketServer } from 'ws';",
+        "import pino, { pino as named, levels } from 'pino';",
+        "import Database from 'better-sqlite3';",
+        'const db = new Database(":memory:");',
+        'console.log(JSON.stringify({',
+        '  ws: WebSocket.name, server: WebSocketServer === WebSocket.WebSocketServer,',
+        '  pino: typeof pino === "function" && pino === named, info: levels.values.info,',
+        '  sqlite: db.prepare("select 40 + 2 as n").get().n,',
+        '}));',
+      ].join('\n'),
+    );
+    const out = join(dir, 'out/bundle');
+    const bundle = await rolldown({
+      input: join(dir, 'src/entry.js'),
+      platform: 'node',
+      logLevel: 'silent',
+      external: (id) => /^(ws|pino|better-sqlite3)\//.test(id),
+      plugins: [cjsRequirePlugin(['ws', 'pino', 'better-sqlite3'])],
+    });
+    await bundle.write({ dir: out, format: 'esm' });
+    await bundle.close();
+    const code = readdirSync(out)
+      .map((f) => readFileSync(join(out, f), 'utf8'))
+      .join('\n');
+    expect(code).not.toMatch(/from\s*["'](ws|pino|better-sqlite3)["']/);
+    expect(code).toContain('createRequire(import.meta.url)("ws")');
+    const res = spawnSync(process.execPath, [join(out, 'entry.js')], { encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(res.stdout)).toEqual({ ws: 'WebSocket', server: true, pino: true, info: 30, sqlite: 42 });
   });
 });
