@@ -53,6 +53,9 @@ for (const dir of PROGRAMS) {
     input: program,
     platform: 'node',
     external: (id) => EXTERNAL.test(id) && !REQUIRED.includes(id),
+    // A package with both (OpenTelemetry's) is taken as its ES modules, which the bundler hoists into one scope and
+    // trims, rather than as CommonJS modules each wrapped in a function that runs when first required.
+    resolve: { mainFields: ['module', 'main'] },
     logLevel: 'warn',
     plugins: [cjsRequirePlugin(REQUIRED), moduleUrlPlugin(out)],
     // The SDK loads the OTLP serializers on first use; in svc-otel its exporters import them anyway, so that lazy
