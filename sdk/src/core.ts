@@ -36,6 +36,7 @@ export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';
 export { InFlightMap, InFlightSet, IN_FLIGHT_RENEW_AFTER } from './in-flight.js';
+export { Deadlines, type DeadlineEntry } from './client/deadlines.js';
 export { JsonText } from './json-text.js';
 export {
   leasedChannelBase,

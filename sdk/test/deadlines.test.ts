@@ -45,4 +45,26 @@ describe('call deadlines', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(expired).toEqual(['e0', 'e2']);
   });
+
+  it('lets go of the list of a timeout value once its calls are done and its timer has fired', async () => {
+    const expired: string[] = [];
+    const d = new Deadlines((id) => expired.push(id));
+    // a caller choosing its own timeout per call (the engine takes `timeout_ms` from each frame)
+    const entries = Array.from({ length: 200 }, (_, i) => entry(`t${i}`));
+    entries.forEach((e, i) => d.add(e, 10 + i));
+    for (const e of entries.slice(100)) d.remove(e);
+    expect(d.listCount).toBe(200);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(expired.sort()).toEqual(
+      entries
+        .slice(0, 100)
+        .map((e) => e.id)
+        .sort(),
+    );
+    expect(d.listCount).toBe(0);
+    d.add(entry('again'), 10); // a value seen before gets a new list
+    await new Promise((r) => setTimeout(r, 60));
+    expect(expired.at(-1)).toBe('again');
+    expect(d.listCount).toBe(0);
+  });
 });

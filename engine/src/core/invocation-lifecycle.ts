@@ -3,7 +3,7 @@
  * settle (the executor answered), time out, cancel (the caller gave up) or stop (a worker left). Whichever comes
  * first ends it; the others find it gone and do nothing.
  */
-import { MAX_TIMER_MS, type CancelReason, type ErrorBody, type InvocationResult } from '@svc/sdk/core';
+import { Deadlines, MAX_TIMER_MS, type CancelReason, type ErrorBody, type InvocationResult } from '@svc/sdk/core';
 import { traceIdOf, type CallRequest, type InvocationOutcome } from './call.js';
 import type { RawFrame } from './connection.js';
 import { EngineErrorCode, errorBody, stoppedError, timeoutError } from './errors.js';
@@ -13,6 +13,15 @@ import type { Invocation, InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
 
 export class InvocationLifecycle {
+  /**
+   * Every invocation's deadline: invocations with the same timeout share one list and one Node timer, so a call
+   * costs no timer of its own (its creation, its place in Node's timer lists, its removal).
+   */
+  private readonly deadlines = new Deadlines((id) => {
+    const inv = this.table.get(id);
+    if (inv !== undefined) this.timedOut(inv);
+  });
+
   constructor(
     readonly table: InvocationTable,
     private readonly hooks: Hooks,
@@ -31,11 +40,14 @@ export class InvocationLifecycle {
       caller,
       startedAt: observed ? performance.now() : 0,
       traceparent: undefined,
-      timer: undefined,
+      deadline: 0,
+      prev: undefined,
+      next: undefined,
+      list: undefined,
     };
     this.table.add(inv);
     // 0 means no engine-side deadline (the caller's own timeout applies).
-    if (call.timeoutMs > 0) inv.timer = setTimeout(onTimeout, Math.min(call.timeoutMs, MAX_TIMER_MS), this, inv);
+    if (call.timeoutMs > 0) this.deadlines.add(inv, Math.min(call.timeoutMs, MAX_TIMER_MS));
     if (this.hooks.startObservers.length > 0) {
       inv.traceparent = this.hooks.emitStarted({
         invocationId: id,
@@ -56,7 +68,7 @@ export class InvocationLifecycle {
    * same id and its transport can relay it. Returns false when the invocation had already ended.
    */
   settle(inv: Invocation, outcome: InvocationOutcome, message?: InvocationResult, raw?: RawFrame): boolean {
-    if (!this.table.end(inv)) return false;
+    if (!this.end(inv)) return false;
     this.deliver(inv, outcome, message, raw);
     this.observeSettled(inv, outcome.error?.code ?? SETTLED_OK, outcome.error);
     return true;
@@ -67,9 +79,8 @@ export class InvocationLifecycle {
     return this.settle(inv, { error });
   }
 
-  /** @internal called by the invocation's timer */
-  timedOut(inv: Invocation): void {
-    inv.timer = undefined;
+  /** Its deadline passed. */
+  private timedOut(inv: Invocation): void {
     if (!this.fail(inv, timeoutError(inv.call.functionId, inv.call.timeoutMs))) return;
     this.logger.debug({ invocationId: inv.id, functionId: inv.call.functionId }, 'invocation timed out');
     this.cancelExecutor(inv, 'timeout');
@@ -77,7 +88,7 @@ export class InvocationLifecycle {
 
   /** The caller gave up: ends it without an answer and tells the executor. */
   cancel(inv: Invocation): void {
-    if (!this.table.end(inv)) return;
+    if (!this.end(inv)) return;
     this.observeSettled(inv, 'cancelled');
     this.cancelExecutor(inv, 'cancelled');
   }
@@ -88,11 +99,18 @@ export class InvocationLifecycle {
     for (const inv of [...worker.invocations]) {
       if (inv.executor === worker) {
         this.fail(inv, stoppedError());
-      } else if (this.table.end(inv)) {
+      } else if (this.end(inv)) {
         this.observeSettled(inv, EngineErrorCode.CallerDisconnected);
         this.cancelExecutor(inv, EngineErrorCode.CallerDisconnected);
       }
     }
+  }
+
+  /** Takes it out of the table and its deadline list. Returns false when it had already ended. */
+  private end(inv: Invocation): boolean {
+    if (!this.table.end(inv)) return false;
+    this.deadlines.remove(inv);
+    return true;
   }
 
   private deliver(inv: Invocation, outcome: InvocationOutcome, message?: InvocationResult, raw?: RawFrame): void {
@@ -133,10 +151,6 @@ export class InvocationLifecycle {
     if (!inv.executor.supportsCancel) return;
     inv.executor.send({ type: 'cancelinvocation', invocation_id: inv.id, reason });
   }
-}
-
-function onTimeout(lifecycle: InvocationLifecycle, inv: Invocation): void {
-  lifecycle.timedOut(inv);
 }
 
 /** An `invocationresult` for the caller; the trace fields of `echo` (the executor's frame) are kept. */

@@ -4,14 +4,15 @@
  * second index only holds the invocations that got a fresh id (the caller's was already in use). Ending an
  * invocation removes it from both, so a late result finds nothing and is dropped.
  */
-import { InFlightMap } from '@svc/sdk/core';
+import { InFlightMap, type DeadlineEntry } from '@svc/sdk/core';
 import type { CallRequest } from './call.js';
 import type { Replica } from './function-registry.js';
 import type { Worker } from './worker.js';
 
 export type { InvocationOutcome } from './call.js';
 
-export interface Invocation {
+/** Its `DeadlineEntry` fields are its place in the lifecycle's `Deadlines` (invocation-lifecycle.ts). */
+export interface Invocation extends DeadlineEntry {
   /** The id the executor sees (the caller's own id for sync calls, unless that id is already in use). */
   readonly id: string;
   readonly call: CallRequest;
@@ -23,7 +24,6 @@ export interface Invocation {
   readonly startedAt: number;
   /** The traceparent a start observer put in place of the caller's for the executor (docs/hooks.md); else undefined. */
   traceparent: string | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 export class InvocationTable {
@@ -65,7 +65,6 @@ export class InvocationTable {
   end(inv: Invocation): boolean {
     if (this.byId.get(inv.id) !== inv) return false;
     this.byId.delete(inv.id);
-    if (inv.timer !== undefined) clearTimeout(inv.timer);
     inv.executor.invocations.delete(inv);
     const caller = inv.caller;
     if (caller !== undefined) {

@@ -1,5 +1,5 @@
 /**
- * Client-side call deadlines without one Node timer per call. Calls with the same timeout join one list in
+ * Call deadlines without one Node timer per call (the SDK's calls, the engine's invocations). Calls with the same timeout join one list in
  * arrival order, so each list is sorted by deadline; one timer per list is armed for its head. Removing a settled
  * call unlinks it in O(1) and retains nothing, and touches no timer: a list's timer is armed only when it has
  * none, and when it fires it expires the calls whose deadline passed and re-arms for the next one (if any), so
@@ -29,6 +29,11 @@ export class Deadlines {
   private readonly fire = (list: DeadlineList): void => this.expire(list);
 
   constructor(private readonly onExpire: (id: string) => void) {}
+
+  /** How many timeout values have a list: those with calls waiting, or whose timer has not fired since. */
+  get listCount(): number {
+    return this.lists.size;
+  }
 
   /** Starts `entry`'s deadline, `timeoutMs` from now. */
   add(entry: DeadlineEntry, timeoutMs: number): void {
@@ -78,6 +83,11 @@ export class Deadlines {
       this.onExpire(head.id);
       head = list.head;
     }
-    if (head !== undefined && list.timer === undefined) this.arm(list, Math.max(1, head.deadline - now));
+    if (head !== undefined) {
+      if (list.timer === undefined) this.arm(list, Math.max(1, head.deadline - now));
+    } else if (this.lists.get(list.timeoutMs) === list) {
+      // an empty list goes with its timer, so distinct timeouts (a caller's own `timeout_ms`) are not kept forever
+      this.lists.delete(list.timeoutMs);
+    }
   }
 }
