@@ -14,7 +14,7 @@ export const TELEMETRY_MODULE = 'modules::telemetry::TelemetryModule';
 const SEND_TIMEOUT_MS = 3000;
 /**
  * The first heartbeat waits this long: sent at once, its first `fetch` (loading Node's HTTP client and a TLS
- * context, ~90 ms of CPU) competed with the capability workers starting on the same cores, and it counted the
+ * context, ~80 ms of CPU) competed with the capability workers starting on the same cores, and it counted the
  * workers and functions of a stack that had not registered yet.
  */
 const FIRST_BEAT_DELAY_MS = 10_000;
