@@ -93,7 +93,16 @@ describe('program bundles', () => {
 
   it('CommonJS packages are required from the bundle, with the default and named exports an import gives', async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-bundle-cjs-'));
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    mkdirSync(join(dir, 'node_modules/odd-keys'), { recursive: true });
+    for (const pkg of ['ws', 'pino', 'better-sqlite3']) {
+      symlinkSync(join(ROOT, 'node_modules', pkg), join(dir, 'node_modules', pkg));
+    }
+    // keys that are reserved words, or the names a generated module might give its own locals
+    writeFileSync(join(dir, 'node_modules/odd-keys/package.json'), '{"name":"odd-keys","main":"index.js"}');
+    writeFileSync(
+      join(dir, 'node_modules/odd-keys/index.js'),
+      'module.exports = { delete: 1, class: 2, m: 3, createRequire: 4, __cjsModule: 5, "not-a-name": 6 };',
+    );
     mkdirSync(join(dir, 'src'));
     writeFileSync(
       join(dir, 'src/entry.js'),
@@ -101,11 +110,13 @@ describe('program bundles', () => {
         "import WebSocket, { WebSocketServer } from 'ws';",
         "import pino, { pino as named, levels } from 'pino';",
         "import Database from 'better-sqlite3';",
+        "import odd, { class as klass, m, createRequire, __cjsModule } from 'odd-keys';",
         'const db = new Database(":memory:");',
         'console.log(JSON.stringify({',
         '  ws: WebSocket.name, server: WebSocketServer === WebSocket.WebSocketServer,',
         '  pino: typeof pino === "function" && pino === named, info: levels.values.info,',
         '  sqlite: db.prepare("select 40 + 2 as n").get().n,',
+        '  odd: [odd.delete, klass, m, createRequire, __cjsModule, odd["not-a-name"]],',
         '}));',
       ].join('\n'),
     );
@@ -115,7 +126,7 @@ describe('program bundles', () => {
       platform: 'node',
       logLevel: 'silent',
       external: (id) => /^(ws|pino|better-sqlite3)\//.test(id),
-      plugins: [cjsRequirePlugin(['ws', 'pino', 'better-sqlite3'])],
+      plugins: [cjsRequirePlugin(['ws', 'pino', 'better-sqlite3', 'odd-keys'], join(dir, 'src/entry.js'))],
     });
     await bundle.write({ dir: out, format: 'esm' });
     await bundle.close();
@@ -126,6 +137,13 @@ describe('program bundles', () => {
     expect(code).toContain('createRequire(import.meta.url)("ws")');
     const res = spawnSync(process.execPath, [join(out, 'entry.js')], { encoding: 'utf8' });
     expect(res.stderr).toBe('');
-    expect(JSON.parse(res.stdout)).toEqual({ ws: 'WebSocket', server: true, pino: true, info: 30, sqlite: 42 });
+    expect(JSON.parse(res.stdout)).toEqual({
+      ws: 'WebSocket',
+      server: true,
+      pino: true,
+      info: 30,
+      sqlite: 42,
+      odd: [1, 2, 3, 4, 5, 6],
+    });
   });
 });
