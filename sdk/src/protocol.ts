@@ -203,6 +203,17 @@ export type MessageType = Message['type'];
 export const FEATURES_HEADER = 'x-svc-features';
 /** Features our SDK announces. */
 export const FEATURE_CANCEL = 'cancel';
+/**
+ * Frame batches (docs/protocol.md, 1.3): one text message may hold several frames, separated by
+ * `FRAME_SEPARATOR`. A worker that announces it receives batches; an engine that answers the upgrade with it in
+ * the same header accepts them.
+ */
+export const FEATURE_BATCH = 'batch';
+/**
+ * The character between the frames of a batch: U+001E (RS). No JSON text holds it unescaped (a control character
+ * is neither whitespace nor allowed raw in a string), so splitting a message at it never cuts a frame.
+ */
+export const FRAME_SEPARATOR = '\x1e';
 
 /** The wire's error codes (docs/errors.md lists every code with its meaning). */
 export { ErrorCode } from './error-codes.js';

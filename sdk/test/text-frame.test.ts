@@ -2,7 +2,8 @@
  * The frames the SDK and the engine write themselves are byte for byte what ws's own sender writes (the SDK's with
  * its all-zero masking key, the engine's and svc-stream's unmasked), at every payload-length encoding (7, 16 and
  * 64 bits) and for multi-byte characters; and a FrameWriter hands them to the socket in order, in parts, ahead of
- * anything ws writes to the socket itself.
+ * anything ws writes to the socket itself. Batched, each part is one message of its frames separated by RS, as ws
+ * would frame that text.
  */
 import { Writable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -128,5 +129,76 @@ describe('FrameWriter', () => {
     socket.destroy();
     await turn();
     expect(chunks).toHaveLength(0);
+  });
+});
+
+describe('FrameWriter, batched', () => {
+  const RS = '\x1e';
+
+  it('writes the frames of a part as one message, their texts separated by RS, as ws would frame it', async () => {
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 0, maxLength: 300 }),
+      fc.string({ unit: 'grapheme', minLength: 30, maxLength: 200 }),
+      fc.string({ minLength: 120, maxLength: 130 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(texts, { minLength: 1, maxLength: 8 }), fc.boolean(), async (batch, masked) => {
+        const { socket, chunks } = sink();
+        const writer = new FrameWriter(socket, masked, true);
+        for (const text of batch) writer.text(text);
+        await turn();
+        expect(chunks).toHaveLength(1);
+        expect(chunks[0]!.equals(wsFrame(batch.join(RS), masked))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  for (const masked of [true, false]) {
+    it(`writes every length encoding and large frames as messages of their own (${masked ? 'client' : 'server'})`, async () => {
+      const { socket, chunks } = sink();
+      const writer = new FrameWriter(socket, masked, true);
+      // small frames share a message; a frame over TURN_FLUSH_BYTES units goes alone
+      for (const text of TEXTS) writer.text(text);
+      await turn();
+      const expected: string[] = [];
+      let open: string[] = [];
+      for (const text of TEXTS) {
+        if (text.length > TURN_FLUSH_BYTES && open.length > 0) {
+          expected.push(open.join(RS));
+          open = [];
+        }
+        open.push(text);
+        if (Buffer.byteLength(open.join(RS)) >= TURN_FLUSH_BYTES) {
+          expected.push(open.join(RS));
+          open = [];
+        }
+      }
+      if (open.length > 0) expected.push(open.join(RS));
+      expect(Buffer.concat(chunks).equals(Buffer.concat(expected.map((t) => wsFrame(t, masked))))).toBe(true);
+    });
+  }
+
+  it('writes a large turn in messages of about TURN_FLUSH_BYTES as it goes', () => {
+    const { socket, chunks } = sink();
+    const writer = new FrameWriter(socket, false, true);
+    const text = 'y'.repeat(200);
+    for (let i = 0; i < 200; i++) writer.text(text);
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    for (const c of chunks) expect(c.length).toBeLessThan(TURN_FLUSH_BYTES + 205);
+    writer.flush();
+    const frames = chunks.map((c) => c.subarray(4).toString().split(RS)).flat();
+    expect(frames).toEqual(Array.from({ length: 200 }, () => text));
+  });
+
+  it('puts what it holds on the socket, as a complete message, before anything else written to it', () => {
+    const { socket, chunks } = sink();
+    const writer = new FrameWriter(socket, false, true);
+    writer.text('first');
+    writer.text('second');
+    socket.write(Buffer.from([0x88, 0x00])); // a close frame, as ws writes it
+    expect(
+      Buffer.concat(chunks).equals(Buffer.concat([wsFrame(`first${RS}second`, false), Buffer.from([0x88, 0x00])])),
+    ).toBe(true);
   });
 });

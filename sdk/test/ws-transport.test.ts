@@ -11,10 +11,13 @@ import { waitFor } from '../../test/harness.js';
 const servers: WebSocketServer[] = [];
 
 function server(
-  options: { autoPong?: boolean } = {},
+  options: { autoPong?: boolean; features?: string } = {},
 ): Promise<{ wss: WebSocketServer; url: string; upgrades: IncomingMessage[]; sockets: WebSocket[] }> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...options });
+  const { features, ...wsOptions } = options;
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', ...wsOptions });
   servers.push(wss);
+  // an engine says in its upgrade answer which optional features it accepts
+  if (features !== undefined) wss.on('headers', (headers) => headers.push(`x-svc-features: ${features}`));
   const upgrades: IncomingMessage[] = [];
   const sockets: WebSocket[] = [];
   wss.on('connection', (ws, req) => {
@@ -47,7 +50,7 @@ function recorder() {
 }
 
 describe('WsTransport', () => {
-  it('announces the cancel feature next to the user headers and decodes inbound frames', async () => {
+  it('announces its features (cancel, frame batches) next to the user headers and decodes inbound frames', async () => {
     const s = await server();
     const t = new WsTransport(s.url, { headers: { 'x-test': '1', 'X-Svc-Features': 'other' } });
     const r = recorder();
@@ -55,7 +58,7 @@ describe('WsTransport', () => {
     await waitFor(() => r.log.messages.length === 1, 3000, 'first frame');
     expect(r.log.messages[0]).toEqual({ type: 'workerregistered', worker_id: 'w1' });
     expect(s.upgrades[0]?.headers['x-test']).toBe('1');
-    expect(s.upgrades[0]?.headers['x-svc-features']).toBe('cancel,other');
+    expect(s.upgrades[0]?.headers['x-svc-features']).toBe('cancel,batch,other');
     expect(t.isOpen).toBe(true);
     await t.close();
     await t.close();
@@ -109,6 +112,48 @@ describe('WsTransport', () => {
     expect(Date.now() - opened).toBeGreaterThanOrEqual(250);
     expect(pings.length).toBeGreaterThanOrEqual(2);
     await waitFor(() => r.log.opens === 2, 3000, 'the reconnect');
+    await t.close();
+  });
+
+  it('sends the frames of a tick as one batch message to an engine that accepts batches, and splits those it receives', async () => {
+    const s = await server({ features: 'batch' });
+    const t = new WsTransport(s.url);
+    const r = recorder();
+    t.start(r.events);
+    await waitFor(() => r.log.opens === 1, 3000, 'open');
+    const received: string[] = [];
+    s.sockets[0]!.on('message', (data: Buffer) => received.push(data.toString()));
+    for (let i = 0; i < 5; i++) t.send({ type: 'registerfunction', id: `batch::f${i}` });
+    await waitFor(() => received.length > 0, 3000, 'the batch');
+    await new Promise((res) => setTimeout(res, 50));
+    // one message; its frames in order, separated by RS
+    expect(received).toHaveLength(1);
+    const frames = received[0]!.split('\x1e').map((f) => JSON.parse(f) as { id: string });
+    expect(frames.map((f) => f.id)).toEqual(['batch::f0', 'batch::f1', 'batch::f2', 'batch::f3', 'batch::f4']);
+    // the engine's batches: each frame decoded on its own, in order; a malformed one is skipped, not the others
+    s.sockets[0]!.send(['{"type":"pong"}', '{"type":', '{"type":"ping"}'].join('\x1e'));
+    await waitFor(() => r.log.messages.length === 3, 3000, 'the frames of the batch');
+    expect(r.log.messages.slice(1)).toEqual([{ type: 'pong' }, { type: 'ping' }]);
+    await t.close();
+  });
+
+  it('sends one frame per message to a server that does not accept batches', async () => {
+    const s = await server();
+    const t = new WsTransport(s.url);
+    const r = recorder();
+    t.start(r.events);
+    await waitFor(() => r.log.opens === 1, 3000, 'open');
+    const received: string[] = [];
+    s.sockets[0]!.on('message', (data: Buffer) => received.push(data.toString()));
+    for (let i = 0; i < 5; i++) t.send({ type: 'registerfunction', id: `single::f${i}` });
+    await waitFor(() => received.length === 5, 3000, 'five messages');
+    expect(received.map((m) => (JSON.parse(m) as { id: string }).id)).toEqual([
+      'single::f0',
+      'single::f1',
+      'single::f2',
+      'single::f3',
+      'single::f4',
+    ]);
     await t.close();
   });
 });

@@ -11,10 +11,21 @@
  * wire is the order of the calls. Server frames are unmasked; client frames carry the all-zero masking key, so the
  * payload goes as it is (RFC 6455 §5.3 requires the key, not a random one, of a client that is not a browser).
  *
+ * Batched (the peer accepts frame batches, `FEATURE_BATCH`): the frames of a part go as one WebSocket message,
+ * their texts separated by `FRAME_SEPARATOR`, so the peer's WebSocket library parses one message per part instead
+ * of one per frame (docs/performance.md, "Frame batches"). Room for the message's header is kept in front of its
+ * first frame and the header written there once the part is complete. A frame larger than `TURN_FLUSH_BYTES`
+ * starts a message of its own, so a batch never holds more than about one part plus one frame.
+ *
  * Ownership: holds the current buffer until the end of the turn; `flush()` writes what is held.
  */
 import type { Writable } from 'node:stream';
 import { TURN_FLUSH_BYTES } from './text-frame.js';
+
+/** `FRAME_SEPARATOR` as a byte. */
+const SEPARATOR_BYTE = 0x1e;
+/** Room kept in front of a batch for its header: 2 bytes, a 64-bit length, a masking key. */
+const HEADER_ROOM = 14;
 
 /**
  * The first buffer of a turn: small enough to come from Node's shared buffer pool (no allocation of its own), so a
@@ -34,6 +45,8 @@ export class FrameWriter {
   /** Where the part being filled starts in `buffer`, and where it ends. */
   private partStart = 0;
   private at = 0;
+  /** Batched: where the open message's payload starts in `buffer` (-1: no message open). */
+  private payloadStart = -1;
   private turnQueued = false;
   private readonly write: (chunk: Buffer) => void;
   private readonly endTurn = (): void => {
@@ -47,6 +60,8 @@ export class FrameWriter {
   constructor(
     private readonly socket: Writable,
     private readonly masked: boolean,
+    /** Frames go in batches (the peer announced `FEATURE_BATCH`). */
+    readonly batched = false,
   ) {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on `socket` below
     const write = socket.write as (...args: unknown[]) => boolean;
@@ -61,13 +76,12 @@ export class FrameWriter {
     } as Writable['write'];
   }
 
-  /** Bytes held, not yet handed to the socket. */
-  get pending(): number {
-    return this.at - this.partStart;
-  }
-
   /** Queues one text frame of `text`; it leaves at the end of the turn or with its part. */
   text(text: string): void {
+    if (this.batched) {
+      this.batch(text);
+      return;
+    }
     const chars = text.length;
     // A text of 126 to 21,845 UTF-16 units is 126 to 65,535 bytes of UTF-8 whatever it holds: its header is the
     // 16-bit length form, so it is written with one UTF-8 write and its length set after (no byteLength pass).
@@ -116,13 +130,74 @@ export class FrameWriter {
     if (this.at - this.partStart >= TURN_FLUSH_BYTES) this.flush();
   }
 
+  /** Batched: `text` appended to the open message (after a separator), or as the first frame of a new one. */
+  private batch(text: string): void {
+    const chars = text.length;
+    // a large frame goes as a message of its own
+    if (chars > TURN_FLUSH_BYTES && this.payloadStart >= 0) this.flush();
+    let buffer = this.buffer;
+    // the room this frame needs: a separator or a header's room, and its UTF-8 (3 bytes per unit at most, else
+    // counted exactly)
+    const room = this.payloadStart >= 0 ? 1 : HEADER_ROOM;
+    if (buffer === undefined || buffer.length - this.at < room + 3 * chars) {
+      const bytes = Buffer.byteLength(text);
+      if (buffer === undefined || buffer.length - this.at < room + bytes) {
+        this.flush();
+        const size = HEADER_ROOM + bytes;
+        buffer =
+          this.buffer === undefined && size <= FIRST_BUFFER_BYTES
+            ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
+            : Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, size));
+        this.buffer = buffer;
+        this.partStart = 0;
+        this.at = 0;
+      }
+    }
+    let at = this.at;
+    if (this.payloadStart < 0) {
+      at += HEADER_ROOM;
+      this.payloadStart = at;
+    } else buffer[at++] = SEPARATOR_BYTE;
+    this.at = at + buffer.write(text, at, buffer.length - at, 'utf8');
+    if (!this.turnQueued) {
+      this.turnQueued = true;
+      setImmediate(this.endTurn);
+    }
+    if (this.at - this.payloadStart >= TURN_FLUSH_BYTES) this.flush();
+  }
+
+  /** Batched: writes the open message's header in the room in front of its payload; where the header starts. */
+  private closeMessage(): number {
+    const buffer = this.buffer!;
+    const payloadStart = this.payloadStart;
+    this.payloadStart = -1;
+    const length = this.at - payloadStart;
+    const maskBytes = this.masked ? 4 : 0;
+    const lengthBytes = length < 126 ? 0 : length < 65536 ? 2 : 8;
+    const start = payloadStart - maskBytes - lengthBytes - 2;
+    buffer[start] = 0x81; // FIN + text
+    const maskBit = this.masked ? 0x80 : 0;
+    if (lengthBytes === 0) buffer[start + 1] = maskBit | length;
+    else if (lengthBytes === 2) {
+      buffer[start + 1] = maskBit | 126;
+      buffer.writeUInt16BE(length, start + 2);
+    } else {
+      buffer[start + 1] = maskBit | 127;
+      buffer.writeUInt32BE(Math.floor(length / 2 ** 32), start + 2);
+      buffer.writeUInt32BE(length >>> 0, start + 6);
+    }
+    if (maskBytes !== 0) buffer.writeUInt32BE(0, payloadStart - 4); // the masking key: zero
+    return start;
+  }
+
   /**
    * Hands what is held to the socket now, as one chunk (the rest of the buffer stays for later parts: the chunk
    * is a view of its own bytes only). Dropped when the socket can no longer be written.
    */
   flush(): void {
     if (this.at === this.partStart) return;
-    const part = this.buffer!.subarray(this.partStart, this.at);
+    const from = this.payloadStart >= 0 ? this.closeMessage() : this.partStart;
+    const part = this.buffer!.subarray(from, this.at);
     this.partStart = this.at;
     if (this.socket.writable) this.write(part);
   }
