@@ -9,7 +9,7 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { FrameWriter, type EngineToWorker } from '@svc/sdk/core';
+import { FEATURE_BATCH, FrameWriter, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
 import { forwardableText, type TraceReplacement } from './raw-frame.js';
@@ -40,7 +40,8 @@ export class WsConnection implements Connection, Beating {
     private readonly maxBufferedBytes: number,
     private readonly logger: Logger,
   ) {
-    this.writer = ws.extensions === '' ? new FrameWriter(socket, false) : undefined;
+    // frames go in batches to a worker that announced it reads them
+    this.writer = ws.extensions === '' ? new FrameWriter(socket, false, features.has(FEATURE_BATCH)) : undefined;
   }
 
   send(message: EngineToWorker): boolean {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { decodeFrame, FEATURES_HEADER, type Message } from '@svc/sdk/core';
+import { decodeFrame, FEATURE_BATCH, FEATURES_HEADER, FRAME_SEPARATOR, type Message } from '@svc/sdk/core';
 import type { EngineCore } from '../core/engine-core.js';
 import type { Worker } from '../core/worker.js';
 import { brokenResult, FrameErrors, isTelemetryFrame } from './frame-errors.js';
@@ -72,6 +72,8 @@ export class WsServer {
       maxPayload: options.maxPayload,
     };
     this.workers = new WebSocketServer(wsOptions);
+    // the worker protocol's upgrade answer says which optional features the engine accepts (frame batches)
+    this.workers.on('headers', (headers: string[]) => headers.push(`${FEATURES_HEADER}: ${FEATURE_BATCH}`));
     this.otel = new WebSocketServer(wsOptions);
     this.moduleSockets = new WebSocketServer(wsOptions);
     this.heartbeat = new Heartbeat(options.heartbeatIntervalMs, options.heartbeatTimeoutMs, (b) => this.dead(b));
@@ -224,12 +226,7 @@ export class WsServer {
     session: GateSession | undefined,
   ): (data: Buffer, isBinary: boolean) => void {
     const errors = new FrameErrors(conn, this.options.logger);
-    return (data, isBinary) => {
-      if (isBinary && isTelemetryFrame(data)) {
-        this.endpoints.telemetrySink?.(data);
-        return;
-      }
-      const text = data.toString();
+    const onText = (text: string): void => {
       const decoded = decodeFrame(text);
       let message: Message;
       let raw: string | undefined = text;
@@ -243,6 +240,17 @@ export class WsServer {
       }
       if (session === undefined) this.deliver(worker, message, raw);
       else this.deliverGated(session, worker, message, raw);
+    };
+    // a worker that announced frame batches may send several frames in one message
+    const batches = conn.features.has(FEATURE_BATCH);
+    return (data, isBinary) => {
+      if (isBinary && isTelemetryFrame(data)) {
+        this.endpoints.telemetrySink?.(data);
+        return;
+      }
+      const text = data.toString();
+      if (batches && text.includes(FRAME_SEPARATOR)) for (const frame of text.split(FRAME_SEPARATOR)) onText(frame);
+      else onText(text);
     };
   }
 
