@@ -8,7 +8,8 @@
 // steady state (after the throughput run and 4,000 more unmeasured sequential calls: the first thousands of calls
 // of a fresh process set are still being compiled, ours more than a relay's few lines; the p50 of the first 1,000
 // calls after 200 is printed beside it for reference); iii-sdk through the engine ≥ 1.0× Moleculer. Best of BENCH_ROUNDS (2) interleaved rounds. With BENCH_PROF=1
-// a last, unscored svc run at 256 outstanding writes the engine's CPU profile to bench-results/profiles/.
+// a last, unscored run at 256 outstanding of each path through the engine (svc, iii) writes the engine's CPU profile
+// to bench-results/profiles/engine-<path>/.
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,13 +74,19 @@ const cpuOf = (pids) => pids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? NaN),
  */
 async function measure(caller, pids) {
   const cold = await caller.ask({ cmd: 'seq', n: SEQ_CALLS, size: SIZE });
-  const before = cpuOf(pids);
+  const before = pids.map((pid) => cpuOf([pid]));
   const tput = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE });
   // the run includes a 200 ms warm-up at the same rate
-  const cpuPerCall = (cpuOf(pids) - before) / ((tput.perSecond * (TPUT_MS + 200)) / 1000);
+  const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
+  const perProcess = pids.map((pid, i) => (cpuOf([pid]) - before[i]) / calls);
+  const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
-  return { p50: seq.p50, p99: seq.p99, coldP50: cold.p50, perSecond: tput.perSecond, cpuPerCall };
+  return { p50: seq.p50, p99: seq.p99, coldP50: cold.p50, perSecond: tput.perSecond, cpuPerCall, perProcess };
 }
+
+/** The processes of a path, in the order `withPeer` lists their pids. */
+const PROCESS_NAMES = { mol: ['executor broker', 'caller broker'], relay: ['relay', 'executor', 'caller'] };
+const processNames = (kind) => PROCESS_NAMES[kind] ?? ['engine', 'executor', 'caller'];
 
 function best(a, b) {
   if (a === undefined) return b;
@@ -89,6 +96,7 @@ function best(a, b) {
     coldP50: Math.min(a.coldP50, b.coldP50),
     perSecond: Math.max(a.perSecond, b.perSecond),
     cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
+    perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
   };
 }
 
@@ -110,8 +118,20 @@ export async function run({ log = console.log } = {}) {
       log(
         `  round ${round + 1} ${kind}: p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ` +
           `${Math.round(r.perSecond)} calls/s @256, ` +
-          `${us(r.cpuPerCall)} µs CPU/call (best so far)`,
+          `${us(r.cpuPerCall)} µs CPU/call (${processNames(kind)
+            .map((name, i) => `${name} ${us(r.perProcess[i])}`)
+            .join(', ')}) (best so far)`,
       );
+    }
+  }
+  if (process.env.BENCH_PROF === '1') {
+    // the engine between our SDK's clients, and between iii-sdk's, each in a folder of its own
+    for (const kind of kinds.filter((k) => k === 'svc' || k === 'iii')) {
+      const dir = join(PROFILE_DIR, `engine-${kind}`);
+      log(`invoke-peers: profiling the engine at 256 outstanding (${kind}) → ${dir}`);
+      await withPeer(kind, (caller) => caller.ask({ cmd: 'tput', concurrency: 256, ms: 3000, size: SIZE }), {
+        cpuProfDir: dir,
+      });
     }
   }
   const { svc, mol, relay, iii, base } = results;
@@ -183,12 +203,6 @@ export async function run({ log = console.log } = {}) {
       name: 'invoke 100B sequential p50 (steady state), Moleculer/NATS (for reference)',
       value: us(mol.p50),
       unit: 'µs',
-    });
-  }
-  if (process.env.BENCH_PROF === '1') {
-    log(`invoke-peers: profiling the engine at 256 outstanding → ${PROFILE_DIR}`);
-    await withPeer('svc', (caller) => caller.ask({ cmd: 'tput', concurrency: 256, ms: 3000, size: SIZE }), {
-      cpuProfDir: PROFILE_DIR,
     });
   }
   return rows;
