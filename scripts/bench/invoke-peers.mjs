@@ -80,8 +80,19 @@ async function measure(caller, pids) {
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
   const perProcess = pids.map((pid, i) => (cpuOf([pid]) - before[i]) / calls);
   const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
+  const beforeSeq = pids.map((pid) => cpuOf([pid]));
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
-  return { p50: seq.p50, p99: seq.p99, coldP50: cold.p50, perSecond: tput.perSecond, cpuPerCall, perProcess };
+  // CPU per sequential call (the warm-up's calls included), each process
+  const seqPerProcess = pids.map((pid, i) => (cpuOf([pid]) - beforeSeq[i]) / (STEADY_SEQ_CALLS + STEADY_SEQ_WARM));
+  return {
+    p50: seq.p50,
+    p99: seq.p99,
+    coldP50: cold.p50,
+    perSecond: tput.perSecond,
+    cpuPerCall,
+    perProcess,
+    seqPerProcess,
+  };
 }
 
 /** The processes of a path, in the order `withPeer` lists their pids. */
@@ -97,6 +108,7 @@ function best(a, b) {
     perSecond: Math.max(a.perSecond, b.perSecond),
     cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
     perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
+    seqPerProcess: a.p50 <= b.p50 ? a.seqPerProcess : b.seqPerProcess,
   };
 }
 
@@ -120,7 +132,9 @@ export async function run({ log = console.log } = {}) {
           `${Math.round(r.perSecond)} calls/s @256, ` +
           `${us(r.cpuPerCall)} µs CPU/call (${processNames(kind)
             .map((name, i) => `${name} ${us(r.perProcess[i])}`)
-            .join(', ')}) (best so far)`,
+            .join(', ')}); sequential CPU µs/call ${processNames(kind)
+            .map((name, i) => `${name} ${us(r.seqPerProcess[i])}`)
+            .join(', ')} (best so far)`,
       );
     }
   }
