@@ -49,6 +49,17 @@ function recorder() {
   };
 }
 
+/** A transport open on `s`, with the messages the server's socket receives, each as the text it came in. */
+async function openRecording(s: Awaited<ReturnType<typeof server>>) {
+  const t = new WsTransport(s.url);
+  const r = recorder();
+  t.start(r.events);
+  await waitFor(() => r.log.opens === 1, 3000, 'open');
+  const received: string[] = [];
+  s.sockets[0]!.on('message', (data: Buffer) => received.push(data.toString()));
+  return { t, r, received };
+}
+
 describe('WsTransport', () => {
   it('announces its features (cancel, frame batches) next to the user headers and decodes inbound frames', async () => {
     const s = await server();
@@ -117,12 +128,7 @@ describe('WsTransport', () => {
 
   it('sends the frames of a tick as one batch message to an engine that accepts batches, and splits those it receives', async () => {
     const s = await server({ features: 'batch' });
-    const t = new WsTransport(s.url);
-    const r = recorder();
-    t.start(r.events);
-    await waitFor(() => r.log.opens === 1, 3000, 'open');
-    const received: string[] = [];
-    s.sockets[0]!.on('message', (data: Buffer) => received.push(data.toString()));
+    const { t, r, received } = await openRecording(s);
     for (let i = 0; i < 5; i++) t.send({ type: 'registerfunction', id: `batch::f${i}` });
     await waitFor(() => received.length > 0, 3000, 'the batch');
     await new Promise((res) => setTimeout(res, 50));
@@ -138,13 +144,7 @@ describe('WsTransport', () => {
   });
 
   it('sends one frame per message to a server that does not accept batches', async () => {
-    const s = await server();
-    const t = new WsTransport(s.url);
-    const r = recorder();
-    t.start(r.events);
-    await waitFor(() => r.log.opens === 1, 3000, 'open');
-    const received: string[] = [];
-    s.sockets[0]!.on('message', (data: Buffer) => received.push(data.toString()));
+    const { t, received } = await openRecording(await server());
     for (let i = 0; i < 5; i++) t.send({ type: 'registerfunction', id: `single::f${i}` });
     await waitFor(() => received.length === 5, 3000, 'five messages');
     expect(received.map((m) => (JSON.parse(m) as { id: string }).id)).toEqual([
