@@ -4,6 +4,8 @@
 //   mol     Moleculer 0.14: two brokers over NATS (`broker.call`), NATS at 127.0.0.1:4222 (skipped when absent)
 //   relay   raw ws caller → a ws relay that parses and re-serialises every JSON frame → raw ws executor
 //   iii     iii-sdk caller → engine → iii-sdk executor
+//   raw     raw ws caller → engine → raw ws executor (only when asked for: BENCH_INVOKE_KINDS=svc,raw,relay tells
+//           the engine's share of a gap to the relay from our SDK's)
 // Targets: svc ≥ 1.5× Moleculer's calls/s at 256 outstanding; svc sequential p50 ≤ 1.0× the JSON relay's, in the
 // steady state (after the throughput run and 4,000 more unmeasured sequential calls: the first thousands of calls
 // of a fresh process set are still being compiled, ours more than a relay's few lines; the p50 of the first 1,000
@@ -48,7 +50,12 @@ async function withPeer(kind, fn, options = {}) {
       stops.push(() => engine.stop());
       pids.push(engine.pid);
       url = engine.url;
-      names = kind === 'iii' ? ['iii-executor', 'iii-caller'] : ['sdk-executor', 'sdk-caller'];
+      names =
+        kind === 'iii'
+          ? ['iii-executor', 'iii-caller']
+          : kind === 'raw'
+            ? ['executor', 'caller']
+            : ['sdk-executor', 'sdk-caller'];
     }
     const suffix = kind === 'relay' ? ['/exec', '/call'] : ['', ''];
     const env = kind === 'base' ? { BENCH_SDK_DIST: process.env.BENCH_SDK_BASE } : {};
