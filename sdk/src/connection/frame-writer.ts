@@ -100,28 +100,10 @@ export class FrameWriter {
       this.partStart = 0;
       this.at = 0;
     }
-    let at = this.at;
-    buffer[at] = 0x81; // FIN + text
-    const maskBit = this.masked ? 0x80 : 0;
-    const lengthAt = at + 2;
-    if (lengthBytes === 0) {
-      buffer[at + 1] = maskBit | length;
-      at += 2;
-    } else if (lengthBytes === 2) {
-      buffer[at + 1] = maskBit | 126;
-      at += 4;
-    } else {
-      buffer[at + 1] = maskBit | 127;
-      buffer.writeUInt32BE(Math.floor(length / 2 ** 32), at + 2);
-      buffer.writeUInt32BE(length >>> 0, at + 6);
-      at += 10;
-    }
-    if (this.masked) {
-      buffer.writeUInt32BE(0, at); // the masking key: zero, so the payload is not transformed
-      at += 4;
-    }
+    // one write: the 16-bit length is set once the UTF-8 is written
+    const at = writeHeader(buffer, this.at, oneWrite ? 0 : length, lengthBytes, this.masked);
     const written = buffer.write(text, at, oneWrite ? buffer.length - at : length, 'utf8');
-    if (lengthBytes === 2) buffer.writeUInt16BE(written, lengthAt);
+    if (oneWrite) buffer.writeUInt16BE(written, this.at + 2);
     this.at = at + written;
     if (!this.turnQueued) {
       this.turnQueued = true;
@@ -168,25 +150,12 @@ export class FrameWriter {
 
   /** Batched: writes the open message's header in the room in front of its payload; where the header starts. */
   private closeMessage(): number {
-    const buffer = this.buffer!;
     const payloadStart = this.payloadStart;
     this.payloadStart = -1;
     const length = this.at - payloadStart;
-    const maskBytes = this.masked ? 4 : 0;
     const lengthBytes = length < 126 ? 0 : length < 65536 ? 2 : 8;
-    const start = payloadStart - maskBytes - lengthBytes - 2;
-    buffer[start] = 0x81; // FIN + text
-    const maskBit = this.masked ? 0x80 : 0;
-    if (lengthBytes === 0) buffer[start + 1] = maskBit | length;
-    else if (lengthBytes === 2) {
-      buffer[start + 1] = maskBit | 126;
-      buffer.writeUInt16BE(length, start + 2);
-    } else {
-      buffer[start + 1] = maskBit | 127;
-      buffer.writeUInt32BE(Math.floor(length / 2 ** 32), start + 2);
-      buffer.writeUInt32BE(length >>> 0, start + 6);
-    }
-    if (maskBytes !== 0) buffer.writeUInt32BE(0, payloadStart - 4); // the masking key: zero
+    const start = payloadStart - (this.masked ? 4 : 0) - lengthBytes - 2;
+    writeHeader(this.buffer!, start, length, lengthBytes, this.masked);
     return start;
   }
 
@@ -201,4 +170,29 @@ export class FrameWriter {
     this.partStart = this.at;
     if (this.socket.writable) this.write(part);
   }
+}
+
+/**
+ * A text frame's header at `start`: FIN and opcode 1, the mask bit, `length` in `lengthBytes` (0: in the second
+ * byte; 2 or 8: after it), and for a client frame the all-zero masking key (the payload is not transformed).
+ * Returns where the payload starts.
+ */
+function writeHeader(buffer: Buffer, start: number, length: number, lengthBytes: number, masked: boolean): number {
+  buffer[start] = 0x81; // FIN + text
+  const maskBit = masked ? 0x80 : 0;
+  let at = start + 2;
+  if (lengthBytes === 0) buffer[start + 1] = maskBit | length;
+  else if (lengthBytes === 2) {
+    buffer[start + 1] = maskBit | 126;
+    buffer.writeUInt16BE(length, at);
+    at += 2;
+  } else {
+    buffer[start + 1] = maskBit | 127;
+    buffer.writeUInt32BE(Math.floor(length / 2 ** 32), at);
+    buffer.writeUInt32BE(length >>> 0, at + 4);
+    at += 8;
+  }
+  if (!masked) return at;
+  buffer.writeUInt32BE(0, at);
+  return at + 4;
 }
