@@ -215,6 +215,14 @@ export const FEATURE_BATCH = 'batch';
  */
 export const FRAME_SEPARATOR = '\x1e';
 
+/** The features a `FEATURES_HEADER` value lists (comma-separated; a repeated header counts as one list). */
+export function parseFeatures(header: string | readonly string[] | undefined): Set<string> {
+  const text = typeof header === 'string' ? header : (header ?? []).join(',');
+  const features = new Set<string>();
+  for (const f of text.split(',')) if (f.trim() !== '') features.add(f.trim());
+  return features;
+}
+
 /** The wire's error codes (docs/errors.md lists every code with its meaning). */
 export { ErrorCode } from './error-codes.js';
 

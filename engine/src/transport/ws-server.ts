@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { decodeFrame, FEATURE_BATCH, FEATURES_HEADER, FRAME_SEPARATOR, type Message } from '@svc/sdk/core';
+import {
+  decodeFrame,
+  FEATURE_BATCH,
+  FEATURES_HEADER,
+  FRAME_SEPARATOR,
+  parseFeatures,
+  type Message,
+} from '@svc/sdk/core';
 import type { EngineCore } from '../core/engine-core.js';
 import type { Worker } from '../core/worker.js';
 import { brokenResult, FrameErrors, isTelemetryFrame } from './frame-errors.js';
@@ -341,12 +348,5 @@ function pathOf(url: string | undefined): string {
 }
 
 function features(req: IncomingMessage): ReadonlySet<string> {
-  const raw = req.headers[FEATURES_HEADER];
-  const text = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
-  return new Set(
-    text
-      .split(',')
-      .map((f) => f.trim())
-      .filter(Boolean),
-  );
+  return parseFeatures(req.headers[FEATURES_HEADER]);
 }

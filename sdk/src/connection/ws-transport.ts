@@ -22,7 +22,14 @@ import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import { decodeFrame } from '../codec.js';
-import { FEATURE_BATCH, FEATURE_CANCEL, FEATURES_HEADER, FRAME_SEPARATOR, type WorkerToEngine } from '../protocol.js';
+import {
+  FEATURE_BATCH,
+  FEATURE_CANCEL,
+  FEATURES_HEADER,
+  FRAME_SEPARATOR,
+  parseFeatures,
+  type WorkerToEngine,
+} from '../protocol.js';
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
 import { FrameWriter } from './frame-writer.js';
@@ -77,8 +84,6 @@ export class WsTransport implements ClientTransport {
    * negotiated (we offer none); undefined otherwise, and frames go through `ws.send`.
    */
   private writer: FrameWriter | undefined;
-  /** The engine sends frame batches to this connection (we announce `FEATURE_BATCH`; an engine may use it). */
-  private readonly batchesIn: boolean;
   private answerFlushQueued = false;
   private readonly flushAnswers = (): void => {
     this.answerFlushQueued = false;
@@ -99,7 +104,6 @@ export class WsTransport implements ClientTransport {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 60000;
     this.effectiveIdleMs = this.idleTimeoutMs;
     this.headers = withFeatures(options.headers ?? {});
-    this.batchesIn = this.headers[FEATURES_HEADER]!.split(',').includes(FEATURE_BATCH);
   }
 
   /** The engine URL this transport is connected (or connecting) to. */
@@ -162,7 +166,7 @@ export class WsTransport implements ClientTransport {
     let batchesOut = false;
     ws.on('upgrade', (res: IncomingMessage) => {
       socket = res.socket;
-      batchesOut = listsFeature(res.headers[FEATURES_HEADER], FEATURE_BATCH);
+      batchesOut = parseFeatures(res.headers[FEATURES_HEADER]).has(FEATURE_BATCH);
     });
     ws.on('open', () => this.onOpen(ws, socket, batchesOut));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
@@ -209,7 +213,8 @@ export class WsTransport implements ClientTransport {
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     this.inbound = true; // the heartbeat tick turns this into a timestamp: no clock read per frame
     const text = typeof data === 'string' ? data : rawToString(data);
-    if (this.batchesIn && text.includes(FRAME_SEPARATOR)) {
+    // we announce frame batches, so the engine may send several frames in one message
+    if (text.includes(FRAME_SEPARATOR)) {
       for (const frame of text.split(FRAME_SEPARATOR)) this.onFrame(frame, isBinary);
     } else this.onFrame(text, isBinary);
   }
@@ -345,12 +350,6 @@ export function parseEngineUrls(url: string | readonly string[]): string[] {
   return list;
 }
 
-/** A comma-separated feature header lists `feature`. */
-function listsFeature(header: string | string[] | undefined, feature: string): boolean {
-  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
-  return text.split(',').some((f) => f.trim() === feature);
-}
-
 function rawToString(data: WebSocket.RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
@@ -360,11 +359,11 @@ function rawToString(data: WebSocket.RawData): string {
 /** The user's headers plus our feature list (merged with any features the user announced himself). */
 function withFeatures(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  const features = [FEATURE_CANCEL, FEATURE_BATCH];
+  const features = new Set([FEATURE_CANCEL, FEATURE_BATCH]);
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() !== FEATURES_HEADER) out[k] = v;
-    else for (const f of v.split(',')) if (f.trim() !== '' && !features.includes(f.trim())) features.push(f.trim());
+    else for (const f of parseFeatures(v)) features.add(f);
   }
-  out[FEATURES_HEADER] = features.join(',');
+  out[FEATURES_HEADER] = [...features].join(',');
   return out;
 }
