@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, EMBEDDED_CONFIG_PATH, loadConfig, parseConfigText } from '../src/index.js';
+import { ConfigError, EMBEDDED_CONFIG_PATH, loadConfig, loadYamlParser, parseConfigText } from '../src/index.js';
 
 function errorOf(yaml: string, env: Record<string, string> = {}): ConfigError {
   try {
@@ -219,5 +219,15 @@ describe('config resolution', () => {
     expect(flagged.source).toEqual({ path: join(dir, 'other.yaml'), kind: 'flag' });
     expect(flagged.config.port).toBe(5001);
     expect(() => loadConfig('missing.yaml', { cwd: dir, env: {} })).toThrow(/config_not_found/);
+  });
+});
+
+describe('the YAML parser loaded ahead (what the svc command does before it reads its config)', () => {
+  it('reads documents and refuses bad YAML as the parser loaded on first use does', async () => {
+    await loadYamlParser();
+    await loadYamlParser(); // a second call keeps the parser it has
+    expect(parseConfigText('port: 5002\nmodules: []\n', 'test.yaml', {}).config.port).toBe(5002);
+    expect(`${errorOf('port: 1\nport: 2\nmodules: []').message}`).toContain('not valid YAML');
+    expect(`${errorOf('modules: [').message}`).toContain('not valid YAML');
   });
 });

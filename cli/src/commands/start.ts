@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type LoadedConfig } from '@svc/config';
+import { ConfigError, loadConfig, loadYamlParser, type LoadedConfig } from '@svc/config';
 import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
 import { consoleLogger } from '../console-logger.js';
@@ -21,6 +21,7 @@ let stopping = false;
 export async function startCommand(args: StartArgs): Promise<number | undefined> {
   const startedAt = performance.now();
   let loaded: LoadedConfig;
+  await loadYamlParser();
   try {
     loaded = loadConfig(args.configPath);
   } catch (err) {

@@ -8,7 +8,7 @@ export { ConfigError, formatPath, type ConfigProblem } from './errors.js';
 export { REDACTED, redactText, redactValue, isSecretKey } from './redact.js';
 export { substituteEnv, type Env, type Substituted } from './substitute.js';
 export { validateConfig } from './validate.js';
-export { parseDocument } from './parse.js';
+export { loadYamlParser, parseDocument } from './parse.js';
 export { parseModuleConfig, readModuleConfig, type ModuleConfigSources } from './read-module-config.js';
 export { deepFreeze, type DeepReadonly } from './freeze.js';
 export * from './schema-parts.js';

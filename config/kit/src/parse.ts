@@ -8,6 +8,18 @@ import { ConfigErrorCode } from './error-codes.js';
 const require = createRequire(import.meta.url);
 let yaml: typeof Yaml | undefined;
 
+/**
+ * Loads the YAML parser ahead of the first `parseDocument`, as an ES import. In a bundled program that import is a
+ * chunk of the bundle (the parser in one file), where `parseDocument`'s own `require` reads the package's ~70
+ * modules from node_modules one by one; the `svc` command awaits this before it reads its config. Optional: without
+ * it, `parseDocument` requires the parser when it first needs it.
+ */
+export async function loadYamlParser(): Promise<void> {
+  if (yaml !== undefined) return;
+  const loaded = (await import('yaml')) as typeof Yaml & { default?: typeof Yaml };
+  yaml ??= loaded.default ?? loaded;
+}
+
 export function parseDocument(text: string, source: string): unknown {
   yaml ??= require('yaml') as typeof Yaml;
   try {
