@@ -1,10 +1,12 @@
 // Part of `npm run build`, after `tsc -b`: bundles the `dist/program.js` of the `svc` command (with the engine, the
-// config pipeline, the SDK's core, zod and yaml) and of each capability worker (with the SDK, the config kit, zod
-// and OpenTelemetry) into `dist/bundle/program.js`, which the executable's `main.js` runs instead: a few files
-// instead of hundreds of modules, whose resolving, reading and linking was most of a process's start-up CPU time.
-// Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino and ws stay in node_modules (required,
-// not imported: scripts/bundle/cjs-require.mjs), and modules loaded on demand (a store's adapter, the OTLP
-// serializers, a command of `svc`) stay separate chunks, loaded on demand.
+// config pipeline, the SDK's core, zod, yaml, pino and ws) and of each capability worker (with the SDK, the config
+// kit, zod, OpenTelemetry, pino and ws) into `dist/bundle/program.js`, which the executable's `main.js` runs
+// instead: a few files instead of hundreds of modules, whose resolving, reading and linking was most of a
+// process's start-up CPU time. Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino-pretty stay
+// in node_modules (required, not imported: scripts/bundle/cjs-require.mjs), so do ws's optional native helpers
+// (bufferutil, utf-8-validate: ws requires them in a try, and uses them when installed), and modules loaded on
+// demand (a store's adapter, the OTLP serializers, the YAML parser, a command of `svc`) stay separate chunks,
+// loaded on demand.
 //
 // A bundled module keeps its own `import.meta.url` (rewritten relative to the bundle), so what it reads beside
 // itself (the embedded config, the console's web files, package.json) is found where it was.
@@ -23,9 +25,9 @@ const PROGRAMS = [
   'cli',
   ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((worker) => join('workers', worker)),
 ];
-const EXTERNAL = /^(better-sqlite3|ioredis|bullmq|amqplib|pino|pino-pretty|ws)(\/|$)/;
+const EXTERNAL = /^(better-sqlite3|ioredis|bullmq|amqplib|pino-pretty|bufferutil|utf-8-validate)(\/|$)/;
 /** Those whose bare imports are required rather than imported (CommonJS; scripts/bundle/cjs-require.mjs). */
-const REQUIRED = ['better-sqlite3', 'ioredis', 'bullmq', 'amqplib', 'pino', 'pino-pretty', 'ws'];
+const REQUIRED = ['better-sqlite3', 'ioredis', 'bullmq', 'amqplib', 'pino-pretty'];
 
 /**
  * The file whose modification time changes whenever module `id` may have: the package.json of its package in
