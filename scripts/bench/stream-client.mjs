@@ -16,7 +16,7 @@
  * broadcast most hand-written servers do (BENCH_STREAM_CLIENT_PLAIN=0 skips it).
  *
  * Run alone: `npm run build && node scripts/bench/stream-client.mjs`; or `node scripts/bench/run.mjs stream-client`.
- * BENCH_PROF=1 writes a CPU profile of svc-stream to bench-results/profiles/.
+ * BENCH_PROF=1 writes CPU profiles of svc-stream and of the first client process to bench-results/profiles/.
  */
 import { fork, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -62,9 +62,14 @@ function spawnChild(args, env, readyText, execArgv = []) {
 }
 
 /** A forked client process; `ask(cmd, type)` sends a command and resolves the answer of that type. */
-function clientProcess(url) {
+function clientProcess(url, index, name) {
+  const profile =
+    PROFILE_DIR && index === 0
+      ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-client-process.cpuprofile`]
+      : [];
   const child = fork(join(HERE, 'stream-client-child.mjs'), [url, String(PER_PROCESS), 'bench', 'g'], {
     cwd: ROOT,
+    execArgv: profile,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -213,7 +218,8 @@ async function measure(target, log) {
   try {
     // the group's items exist before anyone joins: every client's sync has them, later sets are updates
     for (let seq = -ITEMS; seq < 0; seq++) await set(seq);
-    for (let i = 0; i < PROCESSES; i++) clients.push(clientProcess(target.url));
+    for (let i = 0; i < PROCESSES; i++)
+      clients.push(clientProcess(target.url, i, target.enginePid ? 'svc-stream' : 'plain-ws'));
     await Promise.all(clients.map((c) => c.ready));
     log(`${target.label}: ${CLIENTS} clients in ${PROCESSES} processes subscribed`);
     // warm-up (not measured): JIT and buffers of every process on the path
