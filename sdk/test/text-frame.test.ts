@@ -45,6 +45,18 @@ const TEXTS = [
 ];
 
 /** A socket that keeps every chunk written to it. */
+/**
+ * Texts for the property tests: any code units (from `minBinary` long), multi-byte graphemes, and lengths around
+ * the 7-bit / 16-bit length boundary (125/126).
+ */
+function frameTexts(minBinary: number): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.string({ unit: 'binary', minLength: minBinary, maxLength: 300 }),
+    fc.string({ unit: 'grapheme', minLength: 30, maxLength: 200 }),
+    fc.string({ minLength: 120, maxLength: 130 }),
+  );
+}
+
 function sink(): { socket: Writable; chunks: Buffer[] } {
   const chunks: Buffer[] = [];
   const socket = new Writable({
@@ -64,11 +76,7 @@ describe('serverTextFrame', () => {
 
 describe('FrameWriter', () => {
   it('writes any text as ws would, around every length boundary', async () => {
-    const texts = fc.oneof(
-      fc.string({ unit: 'binary', minLength: 100, maxLength: 300 }),
-      fc.string({ unit: 'grapheme', minLength: 30, maxLength: 200 }),
-      fc.string({ minLength: 120, maxLength: 130 }),
-    );
+    const texts = frameTexts(100);
     await fc.assert(
       fc.asyncProperty(fc.array(texts, { minLength: 1, maxLength: 8 }), fc.boolean(), async (batch, masked) => {
         const { socket, chunks } = sink();
@@ -136,11 +144,7 @@ describe('FrameWriter, batched', () => {
   const RS = '\x1e';
 
   it('writes the frames of a part as one message, their texts separated by RS, as ws would frame it', async () => {
-    const texts = fc.oneof(
-      fc.string({ unit: 'binary', minLength: 0, maxLength: 300 }),
-      fc.string({ unit: 'grapheme', minLength: 30, maxLength: 200 }),
-      fc.string({ minLength: 120, maxLength: 130 }),
-    );
+    const texts = frameTexts(0);
     await fc.assert(
       fc.asyncProperty(fc.array(texts, { minLength: 1, maxLength: 8 }), fc.boolean(), async (batch, masked) => {
         const { socket, chunks } = sink();
