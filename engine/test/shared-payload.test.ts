@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  encodeWithShared,
+  encodeInvoke,
   release,
   sendEncoded,
   share,
@@ -28,27 +28,58 @@ describe('shared payload', () => {
     for (const data of [{ a: 1, s: 'x"y\\u2028', nested: [1, { b: null }] }, [1, 'two'], {}]) {
       share(data);
       try {
-        expect(encodeWithShared(frame(data))).toBe(JSON.stringify(frame(data)));
+        expect(encodeInvoke(frame(data))).toBe(JSON.stringify(frame(data)));
       } finally {
         release(data);
       }
     }
   });
 
-  it('gives the same text as JSON.stringify for any JSON payload, ids and trace context', () => {
-    const payload = fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()));
+  it('gives the same text as JSON.stringify for any JSON payload, shared or not, ids, metadata and trace context', () => {
+    const payload = fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()), fc.jsonValue());
     const text = fc.option(fc.string(), { nil: undefined });
+    const invocationId = fc.oneof(fc.uuid(), fc.string(), fc.constant(null), fc.constant(undefined));
+    const metadata = fc.option(fc.jsonValue(), { nil: undefined });
     fc.assert(
-      fc.property(payload, fc.string(), text, text, (data, functionId, traceparent, baggage) => {
-        const message = { ...frame(data), function_id: functionId, traceparent, baggage };
-        share(data);
-        try {
-          return encodeWithShared(message) === JSON.stringify(message);
-        } finally {
-          release(data);
-        }
-      }),
+      fc.property(
+        payload,
+        fc.boolean(),
+        invocationId,
+        fc.string(),
+        metadata,
+        text,
+        text,
+        (data, shared, id, functionId, meta, traceparent, baggage) => {
+          const message = {
+            ...frame(data),
+            invocation_id: id,
+            function_id: functionId,
+            metadata: meta,
+            traceparent,
+            baggage,
+          };
+          if (shared) share(data);
+          try {
+            return encodeInvoke(message) === JSON.stringify(message);
+          } finally {
+            release(data);
+          }
+        },
+      ),
     );
+  });
+
+  it('leaves out what JSON.stringify leaves out, and writes the extension fields of a call', () => {
+    const message = { ...frame(undefined), metadata: () => 1, timeout_ms: 5000, fired_by: 'sub-1' };
+    expect(JSON.parse(encodeInvoke(message))).toEqual({
+      type: 'invokefunction',
+      invocation_id: '22222222-2222-4222-8222-222222222222',
+      function_id: 'sub::on',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      timeout_ms: 5000,
+      fired_by: 'sub-1',
+    });
+    expect(() => encodeInvoke(frame({ n: 1n }))).toThrow(TypeError);
   });
 
   it('serialises a shared payload once, and an unshared one as usual', () => {
@@ -59,7 +90,7 @@ describe('shared payload', () => {
     expect(sharedText(data)).toBe(sharedText(data));
     release(data);
     data.n = 2;
-    expect(encodeWithShared(frame(data))).toBe(JSON.stringify(frame(data)));
+    expect(encodeInvoke(frame(data))).toBe(JSON.stringify(frame(data)));
   });
 
   it('shares the payload only until the microtasks its sends queued have run', async () => {
@@ -83,7 +114,7 @@ describe('shared payload', () => {
     const data = { jobs };
     const own = JSON.stringify(data, null, 1); // spaced: distinguishable from what JSON.stringify would write
     const written: string[] = [];
-    sendEncoded(data, own, () => written.push(encodeWithShared(frame(data))));
+    sendEncoded(data, own, () => written.push(encodeInvoke(frame(data))));
     expect(written[0]).toContain(`"data":${own}`);
     expect(JSON.parse(written[0]!)).toEqual(JSON.parse(JSON.stringify(frame(data))));
     await Promise.resolve();

@@ -1,10 +1,13 @@
 // What a frame's encoding costs in isolation: JSON (what the engine and the SDK speak) against msgpack (msgpackr,
 // plain maps and with records), for the invoke frame of the invoke benchmark (100 B payload). Prints ns per
-// operation; the measurement behind keeping JSON on the wire (docs/performance.md, "msgpack, measured").
+// operation; the measurement behind keeping JSON on the wire (docs/performance.md, "msgpack, measured"). Then the
+// engine's own invoke frames (an event delivery: its payload once shared by a fan-out, once not) written by
+// `JSON.stringify` and by the engine's field-by-field writer (`encodeInvoke`; needs `npm run build`).
 //   node scripts/bench/codec-micro.mjs [iterations (1000000)]
 // Helper (exports no `run`).
 import { Buffer } from 'node:buffer';
 import { Packr } from 'msgpackr';
+import { encodeInvoke, release, share } from '../../engine/dist/transport/shared-payload.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const frame = {
@@ -37,3 +40,22 @@ bench('encode: msgpack records', () => records.pack(frame));
 bench('decode: UTF-8 text + JSON.parse', () => JSON.parse(json.toString()));
 bench('decode: msgpack', () => plain.unpack(packed));
 bench('decode: msgpack records', () => records.unpack(recordPacked));
+
+// the frame the engine's router builds for an event delivery (the events benchmark's payload)
+const delivery = (data) => ({
+  type: 'invokefunction',
+  invocation_id: '3b241101-e2bb-4255-8caf-4136c566a962',
+  function_id: 'bench::on-3',
+  data,
+  metadata: undefined,
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  baggage: undefined,
+});
+const payload = { t: 1795947657105, pad: 'x'.repeat(64) };
+const event = delivery(payload);
+if (encodeInvoke(event) !== JSON.stringify(event)) throw new Error('encodeInvoke differs from JSON.stringify');
+bench('engine delivery: JSON.stringify', () => JSON.stringify(event));
+bench('engine delivery: encodeInvoke', () => encodeInvoke(event));
+share(payload);
+bench('engine delivery, shared payload: encodeInvoke', () => encodeInvoke(event));
+release(payload);

@@ -38,6 +38,7 @@ export { textOf } from './text.js';
 export { InFlightMap, InFlightSet, IN_FLIGHT_RENEW_AFTER } from './in-flight.js';
 export { Deadlines, type DeadlineEntry } from './client/deadlines.js';
 export { JsonText } from './json-text.js';
+export { jsonField, quoteId } from './wire-frames.js';
 export {
   leasedChannelBase,
   leasedChannelId,

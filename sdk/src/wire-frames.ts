@@ -15,7 +15,7 @@ import type { ErrorBody, InvocationResult, InvokeFunction, TriggerActionWire } f
 const quoted = new Map<string, string>();
 const MAX_QUOTED = 4096;
 
-function quote(id: string): string {
+export function quoteId(id: string): string {
   let text = quoted.get(id);
   if (text === undefined) {
     if (quoted.size >= MAX_QUOTED) quoted.clear();
@@ -26,7 +26,7 @@ function quote(id: string): string {
 }
 
 /** `,"key":<json>` for a value that is not undefined (and that JSON has a text for), else nothing. */
-function field(key: string, value: unknown): string {
+export function jsonField(key: string, value: unknown): string {
   if (value === undefined) return '';
   const json = JSON.stringify(value) as string | undefined;
   return json === undefined ? '' : `,"${key}":${json}`;
@@ -52,14 +52,14 @@ export class InvokeFrame implements InvokeFunction {
   wire(): string {
     let text = '{"type":"invokefunction"';
     if (this.invocation_id !== undefined) text += `,"invocation_id":"${this.invocation_id}"`;
-    text += `,"function_id":${quote(this.function_id)}`;
-    text += field('data', this.data);
-    if (this.action !== undefined) text += field('action', this.action);
-    if (this.metadata !== undefined) text += field('metadata', this.metadata);
-    if (this.traceparent !== undefined) text += field('traceparent', this.traceparent);
-    if (this.baggage !== undefined) text += field('baggage', this.baggage);
-    if (this.timeout_ms !== undefined) text += field('timeout_ms', this.timeout_ms);
-    if (this.fired_by !== undefined) text += field('fired_by', this.fired_by);
+    text += `,"function_id":${quoteId(this.function_id)}`;
+    text += jsonField('data', this.data);
+    if (this.action !== undefined) text += jsonField('action', this.action);
+    if (this.metadata !== undefined) text += jsonField('metadata', this.metadata);
+    if (this.traceparent !== undefined) text += jsonField('traceparent', this.traceparent);
+    if (this.baggage !== undefined) text += jsonField('baggage', this.baggage);
+    if (this.timeout_ms !== undefined) text += jsonField('timeout_ms', this.timeout_ms);
+    if (this.fired_by !== undefined) text += jsonField('fired_by', this.fired_by);
     return text + '}';
   }
 }
@@ -77,10 +77,10 @@ export class ResultFrame implements InvocationResult {
 
   /** `JSON.stringify(this)`, written without walking the envelope. */
   wire(): string {
-    let text = `{"type":"invocationresult","invocation_id":"${this.invocation_id}","function_id":${quote(this.function_id)}`;
+    let text = `{"type":"invocationresult","invocation_id":"${this.invocation_id}","function_id":${quoteId(this.function_id)}`;
     if (this.result instanceof JsonText) text += `,"result":${this.result.text}`;
-    else if (this.result !== undefined) text += field('result', this.result);
-    if (this.error !== undefined) text += field('error', this.error);
+    else if (this.result !== undefined) text += jsonField('result', this.result);
+    if (this.error !== undefined) text += jsonField('error', this.error);
     return text + '}';
   }
 }

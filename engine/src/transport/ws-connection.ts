@@ -13,7 +13,7 @@ import { FEATURE_BATCH, FrameWriter, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
 import { forwardableText, type TraceReplacement } from './raw-frame.js';
-import { encodeWithShared } from './shared-payload.js';
+import { encodeInvoke } from './shared-payload.js';
 
 /** Close code sent when a peer's outbound buffer passes its bound (1008: policy violation). */
 export const CLOSE_SLOW_CONSUMER = 1008;
@@ -48,7 +48,7 @@ export class WsConnection implements Connection, Beating {
     let text: string;
     try {
       // a fan-out's shared payload is serialised once for all its frames (shared-payload.ts)
-      text = message.type === 'invokefunction' ? encodeWithShared(message) : JSON.stringify(message);
+      text = message.type === 'invokefunction' ? encodeInvoke(message) : JSON.stringify(message);
     } catch (err) {
       // a value JSON cannot carry (BigInt, cycle) handed over in-process: refuse this frame, keep the connection
       this.logger.error({ err, type: message.type }, 'frame not encodable; not sent');
