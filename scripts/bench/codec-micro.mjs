@@ -54,8 +54,8 @@ const delivery = (data) => ({
 const payload = { t: 1795947657105, pad: 'x'.repeat(64) };
 const event = delivery(payload);
 if (encodeInvoke(event) !== JSON.stringify(event)) throw new Error('encodeInvoke differs from JSON.stringify');
-bench('engine delivery: JSON.stringify', () => JSON.stringify(event));
-bench('engine delivery: encodeInvoke', () => encodeInvoke(event));
+bench('engine delivery: JSON.stringify + UTF-8 bytes', () => Buffer.from(JSON.stringify(event)));
+bench('engine delivery: encodeInvoke + UTF-8 bytes', () => Buffer.from(encodeInvoke(event)));
 share(payload);
-bench('engine delivery, shared payload: encodeInvoke', () => encodeInvoke(event));
+bench('engine delivery, shared payload: encodeInvoke + UTF-8', () => Buffer.from(encodeInvoke(event)));
 release(payload);
