@@ -15,6 +15,7 @@ import type { ErrorBody, InvocationResult, InvokeFunction, TriggerActionWire } f
 const quoted = new Map<string, string>();
 const MAX_QUOTED = 4096;
 
+/** The JSON text of a function id, kept in `quoted`. */
 export function quoteId(id: string): string {
   let text = quoted.get(id);
   if (text === undefined) {

@@ -6,6 +6,8 @@
  *
  * The sender promises not to change the object while it is shared, and releases it when the fan-out's frames
  * have been written (`shareWhileSending` does both). An object nobody shared is encoded as usual.
+ *
+ * Every `invokefunction` the engine built goes out through `encodeInvoke` (below), shared payload or not.
  */
 
 import { isUuid, jsonField, quoteId, type InvokeFunction } from '@svc/sdk/core';
@@ -61,7 +63,7 @@ export function sharedText(data: unknown): string | undefined {
 /**
  * An `invokefunction` the engine built, as JSON: written field by field in the order the router builds it (the
  * same text as `JSON.stringify` of such a frame, undefined values left out), with `data` as its shared text when
- * it is shared. Walking the frame's keys cost three times as much as the envelope written from constants, and
+ * it is shared. Walking the frame's keys cost about twice as much as the envelope written from constants, and
  * `JSON.stringify` of the whole frame scans every id and trace context for characters to escape.
  */
 export function encodeInvoke(message: InvokeFunction): string {
