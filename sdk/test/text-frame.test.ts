@@ -44,7 +44,6 @@ const TEXTS = [
   `${'x'.repeat(200)}\ud800${'é'.repeat(30)}`, // a lone surrogate (written as U+FFFD, 3 bytes)
 ];
 
-/** A socket that keeps every chunk written to it. */
 /**
  * Texts for the property tests: any code units (from `minBinary` long), multi-byte graphemes, and lengths around
  * the 7-bit / 16-bit length boundary (125/126).
@@ -57,6 +56,7 @@ function frameTexts(minBinary: number): fc.Arbitrary<string> {
   );
 }
 
+/** A socket that keeps every chunk written to it. */
 function sink(): { socket: Writable; chunks: Buffer[] } {
   const chunks: Buffer[] = [];
   const socket = new Writable({
