@@ -130,6 +130,53 @@ describe('FrameWriter', () => {
     );
   });
 
+  // 20 frames of 304 bytes: the first ones fill the turn's first buffer (2 KiB), the rest a large one
+  const busyTurn = (text: string): Buffer => Buffer.concat(Array.from({ length: 20 }, () => wsFrame(text, false)));
+
+  it('fills the same large buffer turn after turn while the socket takes every part at once', async () => {
+    const parts: Buffer[] = [];
+    const socket = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        parts.push(chunk); // the chunk itself, not a copy: its memory is what a later turn may fill
+        done();
+      },
+    });
+    const writer = new FrameWriter(socket, false);
+    const large: ArrayBufferLike[] = [];
+    for (const text of ['a', 'b', 'c'].map((c) => c.repeat(300))) {
+      for (let i = 0; i < 20; i++) writer.text(text);
+      await turn();
+      const turnParts = parts.splice(0);
+      // read before the next turn is written, as the kernel copies a part during the write
+      expect(Buffer.concat(turnParts).equals(busyTurn(text))).toBe(true);
+      large.push(turnParts.at(-1)!.buffer);
+    }
+    expect(large[1]).toBe(large[0]);
+    expect(large[2]).toBe(large[0]);
+  });
+
+  it('never refills a buffer while a part cut from it waits in the socket queue', async () => {
+    const held: Buffer[] = [];
+    const pending: (() => void)[] = [];
+    const socket = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        held.push(chunk); // a write the kernel has not finished: the chunk stays referenced until it is done
+        pending.push(() => done());
+      },
+    });
+    const writer = new FrameWriter(socket, false);
+    const texts = ['a', 'b', 'c'].map((c) => c.repeat(300));
+    for (const text of texts) {
+      for (let i = 0; i < 20; i++) writer.text(text);
+      await turn();
+    }
+    while (pending.length > 0) {
+      pending.shift()!();
+      await turn();
+    }
+    expect(Buffer.concat(held).equals(Buffer.concat(texts.map(busyTurn)))).toBe(true);
+  });
+
   it('drops what it holds once the socket can no longer be written', async () => {
     const { socket, chunks } = sink();
     const writer = new FrameWriter(socket, false);

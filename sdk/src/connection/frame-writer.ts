@@ -17,7 +17,8 @@
  * first frame and the header written there once the part is complete. A frame larger than `TURN_FLUSH_BYTES`
  * starts a message of its own, so a batch never holds more than about one part plus one frame.
  *
- * Ownership: holds the current buffer until the end of the turn; `flush()` writes what is held.
+ * Ownership: holds the current buffer until the end of the turn, and after it the last large buffer when nothing
+ * else refers to it; `flush()` writes what is held.
  */
 import type { Writable } from 'node:stream';
 import { TURN_FLUSH_BYTES } from './text-frame.js';
@@ -33,8 +34,10 @@ const HEADER_ROOM = 14;
  */
 const FIRST_BUFFER_BYTES = 2048;
 /**
- * A buffer for a turn that outgrew its first one: parts are cut from it until the next frame no longer fits.
- * Buffers are let go at the end of their turn, so an idle connection holds none.
+ * A buffer for a turn that outgrew its first one: parts are cut from it until the next frame no longer fits. When
+ * the kernel took every part cut from it at once (none waits in the socket's queue, so nothing else refers to it),
+ * it is kept for the next such turn instead of a new one being allocated: a connection that has had a busy turn
+ * holds one (32 KiB), one that never had one holds none.
  */
 const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
 /** The most UTF-16 units whose UTF-8 is sure to fit a 16-bit frame length (3 bytes per unit at most). */
@@ -48,11 +51,15 @@ export class FrameWriter {
   /** Batched: where the open message's payload starts in `buffer` (-1: no message open). */
   private payloadStart = -1;
   private turnQueued = false;
+  /** A large buffer whose every chunk the socket took in full (nothing refers to it): the next one to fill. */
+  private spare: Buffer | undefined;
+  /** Every chunk cut from `buffer` so far went to the kernel at once (none waits in the socket's queue). */
+  private taken = true;
   private readonly write: (chunk: Buffer) => void;
   private readonly endTurn = (): void => {
     this.turnQueued = false;
     this.flush();
-    this.buffer = undefined;
+    this.retire();
     this.partStart = 0;
     this.at = 0;
   };
@@ -67,6 +74,8 @@ export class FrameWriter {
     const write = socket.write as (...args: unknown[]) => boolean;
     this.write = (chunk) => {
       write.call(socket, chunk);
+      // a chunk the kernel did not take at once stays referenced by the socket's queue until it is written
+      if (socket.writableLength !== 0) this.taken = false;
     };
     // ws writes its own frames with socket.write: what this writer holds must reach the socket before them
     const flush = (): void => this.flush();
@@ -95,7 +104,7 @@ export class FrameWriter {
       buffer =
         buffer === undefined && frameBytes <= FIRST_BUFFER_BYTES
           ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
-          : Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, frameBytes));
+          : this.large(frameBytes);
       this.buffer = buffer;
       this.partStart = 0;
       this.at = 0;
@@ -129,7 +138,7 @@ export class FrameWriter {
         buffer =
           this.buffer === undefined && size <= FIRST_BUFFER_BYTES
             ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
-            : Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, size));
+            : this.large(size);
         this.buffer = buffer;
         this.partStart = 0;
         this.at = 0;
@@ -146,6 +155,25 @@ export class FrameWriter {
       setImmediate(this.endTurn);
     }
     if (this.at - this.payloadStart >= TURN_FLUSH_BYTES) this.flush();
+  }
+
+  /** A buffer of at least `bytes` for a turn that outgrew its first one: the spare when it is large enough. */
+  private large(bytes: number): Buffer {
+    this.retire();
+    const spare = this.spare;
+    if (spare !== undefined && bytes <= spare.length) {
+      this.spare = undefined;
+      return spare;
+    }
+    return Buffer.allocUnsafeSlow(Math.max(BUFFER_BYTES, bytes));
+  }
+
+  /** Lets go of the current buffer: kept as the spare when it is a large one nothing else refers to. */
+  private retire(): void {
+    const buffer = this.buffer;
+    if (buffer !== undefined && this.taken && buffer.length === BUFFER_BYTES) this.spare = buffer;
+    this.buffer = undefined;
+    this.taken = true;
   }
 
   /** Batched: writes the open message's header in the room in front of its payload; where the header starts. */
