@@ -56,6 +56,9 @@ function frameTexts(minBinary: number): fc.Arbitrary<string> {
   );
 }
 
+/** Frames of 200 characters in a turn of about five parts. */
+const LARGE_TURN = Math.ceil((5 * TURN_FLUSH_BYTES) / 204);
+
 /** A socket that keeps every chunk written to it. */
 function sink(): { socket: Writable; chunks: Buffer[] } {
   const chunks: Buffer[] = [];
@@ -110,14 +113,14 @@ describe('FrameWriter', () => {
     const { socket, chunks } = sink();
     const writer = new FrameWriter(socket, false);
     const text = 'y'.repeat(200);
-    for (let i = 0; i < 200; i++) writer.text(text);
-    // 200 frames of 204 bytes (~40 KiB): the parts that reached the bound are out before the turn ends
+    for (let i = 0; i < LARGE_TURN; i++) writer.text(text);
+    // five parts' worth of 204-byte frames: the parts that reached the bound are out before the turn ends
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     for (const c of chunks) expect(c.length).toBeLessThan(TURN_FLUSH_BYTES + 204);
     writer.flush();
-    expect(Buffer.concat(chunks).equals(Buffer.concat(Array.from({ length: 200 }, () => wsFrame(text, false))))).toBe(
-      true,
-    );
+    expect(
+      Buffer.concat(chunks).equals(Buffer.concat(Array.from({ length: LARGE_TURN }, () => wsFrame(text, false)))),
+    ).toBe(true);
   });
 
   it('puts what it holds on the socket before anything else written to it (ws pings, the close frame)', () => {
@@ -153,6 +156,12 @@ describe('FrameWriter', () => {
     }
     expect(large[1]).toBe(large[0]);
     expect(large[2]).toBe(large[0]);
+    // a frame of ws's own between turns (a heartbeat ping) lets the kept buffer go: a quiet connection holds none
+    socket.write(Buffer.from([0x89, 0x00]));
+    parts.splice(0);
+    for (let i = 0; i < 20; i++) writer.text('d'.repeat(300));
+    await turn();
+    expect(parts.at(-1)!.buffer).not.toBe(large[0]);
   });
 
   it('never refills a buffer while a part cut from it waits in the socket queue', async () => {
@@ -234,12 +243,12 @@ describe('FrameWriter, batched', () => {
     const { socket, chunks } = sink();
     const writer = new FrameWriter(socket, false, true);
     const text = 'y'.repeat(200);
-    for (let i = 0; i < 200; i++) writer.text(text);
+    for (let i = 0; i < LARGE_TURN; i++) writer.text(text);
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     for (const c of chunks) expect(c.length).toBeLessThan(TURN_FLUSH_BYTES + 205);
     writer.flush();
     const frames = chunks.map((c) => c.subarray(4).toString().split(RS)).flat();
-    expect(frames).toEqual(Array.from({ length: 200 }, () => text));
+    expect(frames).toEqual(Array.from({ length: LARGE_TURN }, () => text));
   });
 
   it('puts what it holds on the socket, as a complete message, before anything else written to it', () => {

@@ -89,7 +89,8 @@ describe('WsTransport writes', () => {
       writes.push(chunk.length);
       write(chunk, encoding, cb);
     };
-    const frames = 1000;
+    // ~55 bytes a frame: about eight parts' worth
+    const frames = Math.ceil((8 * TURN_FLUSH_BYTES) / 55);
     for (let i = 0; i < frames; i++) t.send({ type: 'registerfunction', id: `writes::big${i}` });
     let seen = await s.seen();
     for (let i = 0; i < 100 && seen.messages.length < frames; i++) seen = await s.seen();

@@ -36,8 +36,8 @@ const FIRST_BUFFER_BYTES = 2048;
 /**
  * A buffer for a turn that outgrew its first one: parts are cut from it until the next frame no longer fits. When
  * the kernel took every part cut from it at once (none waits in the socket's queue, so nothing else refers to it),
- * it is kept for the next such turn instead of a new one being allocated: a connection that has had a busy turn
- * holds one (32 KiB), one that never had one holds none.
+ * it is kept for the next such turn instead of a new one being allocated. A busy connection holds one (64 KiB); a
+ * connection that never had a busy turn holds none, and one that went quiet lets it go at its next heartbeat.
  */
 const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
 /** The most UTF-16 units whose UTF-8 is sure to fit a 16-bit frame length (3 bytes per unit at most). */
@@ -77,10 +77,15 @@ export class FrameWriter {
       // a chunk the kernel did not take at once stays referenced by the socket's queue until it is written
       if (socket.writableLength !== 0) this.taken = false;
     };
-    // ws writes its own frames with socket.write: what this writer holds must reach the socket before them
-    const flush = (): void => this.flush();
+    // ws writes its own frames with socket.write: what this writer holds must reach the socket before them. Those
+    // frames (heartbeat pings and pongs, the close handshake) also tell a quiet connection: one written between
+    // turns lets the large buffer kept for busy turns go, so a connection that went quiet holds none for long.
+    const before = (): void => {
+      this.flush();
+      if (!this.turnQueued) this.spare = undefined;
+    };
     socket.write = function (this: Writable, ...args: unknown[]): boolean {
-      flush();
+      before();
       return write.apply(socket, args);
     } as Writable['write'];
   }

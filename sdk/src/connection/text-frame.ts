@@ -8,10 +8,11 @@
  * Bytes of frames held before they are written mid-turn. Frames of one turn leave together, but
  * not all of a large turn at its end: the peer starts on the first frames while this process builds the rest.
  * With 256 calls answered in one turn, writing the whole turn at its end made the processes of a path take turns
- * (caller, engine, executor each waiting for the previous one's whole batch); cut at 8 KiB (~40 small frames) they
- * overlap, and both cores work.
+ * (caller, engine, executor each waiting for the previous one's whole batch); cut into parts (16 KiB, ~80 small
+ * frames) they overlap, and both cores work. 8 KiB parts cost ~1 µs more CPU per call at 256 outstanding over the
+ * three processes of a call (docs/performance.md, "Busy turns fill the same buffer").
  */
-export const TURN_FLUSH_BYTES = 8192;
+export const TURN_FLUSH_BYTES = 16384;
 
 /** A server-to-client frame (unmasked) of `payload`: a string, or UTF-8 bytes already encoded. */
 export function serverTextFrame(payload: string | Buffer): Buffer {
