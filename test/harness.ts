@@ -84,18 +84,28 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
 // A test process whose runner went away (its IPC channel closed) leaves no engine behind it either.
 if (process.connected) process.once('disconnect', killChildren);
 
-/** A TCP port that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
+/** Ports `freePort` gave this test process. */
+const givenPorts = new Set<number>();
+
+/** A TCP port that was free a moment ago (the OS picks it), and not one this process was already given. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const server = createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        const bound = typeof address === 'object' && address !== null ? address.port : 0;
+        server.close(() => resolvePort(bound));
+      });
     });
-  });
+    // the kernel may hand the same free port out twice in a row: two listeners of one test would then collide
+    if (!givenPorts.has(port)) {
+      givenPorts.add(port);
+      return port;
+    }
+  }
 }
 
 /** Polls `cond` (sync or async) every 25 ms until it returns a truthy value; rejects after `timeoutMs`. */

@@ -2,16 +2,25 @@
 import net from 'node:net';
 import WebSocket from 'ws';
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/** Ports this process was given: the kernel may hand the same free port out twice in a row. */
+const given = new Set();
+
+/** A TCP port free on 127.0.0.1 right now, and not one this process was already given (two listeners of one run). */
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port: bound } = server.address();
+        server.close(() => resolve(bound));
+      });
     });
-  });
+    if (!given.has(port)) {
+      given.add(port);
+      return port;
+    }
+  }
 }
 
 /** Polls `cond` every 50 ms until it is truthy; throws after `timeoutMs`. */
