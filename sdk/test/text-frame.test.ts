@@ -146,7 +146,6 @@ describe('FrameWriter', () => {
     });
     const writer = new FrameWriter(socket, false);
     const large: ArrayBufferLike[] = [];
-    const writes: number[] = [];
     for (const text of ['a', 'b', 'c'].map((c) => c.repeat(300))) {
       for (let i = 0; i < 20; i++) writer.text(text);
       await turn();
@@ -154,23 +153,14 @@ describe('FrameWriter', () => {
       // read before the next turn is written, as the kernel copies a part during the write
       expect(Buffer.concat(turnParts).equals(busyTurn(text))).toBe(true);
       large.push(turnParts.at(-1)!.buffer);
-      writes.push(turnParts.length);
     }
     expect(large[1]).toBe(large[0]);
     expect(large[2]).toBe(large[0]);
-    // the first busy turn wrote its first buffer's frames, then the large buffer's; the later ones started in the
-    // kept buffer: one write each
-    expect(writes).toEqual([2, 1, 1]);
-    // a lone frame after a busy turn is written from the kept buffer too (no allocation)
-    writer.text('lone');
-    await turn();
-    expect(parts.splice(0).map((p) => p.buffer)).toEqual([large[0]]);
     // a frame of ws's own between turns (a heartbeat ping) lets the kept buffer go: a quiet connection holds none
     socket.write(Buffer.from([0x89, 0x00]));
     parts.splice(0);
     for (let i = 0; i < 20; i++) writer.text('d'.repeat(300));
     await turn();
-    expect(parts).toHaveLength(2);
     expect(parts.at(-1)!.buffer).not.toBe(large[0]);
   });
 

@@ -29,17 +29,15 @@ const SEPARATOR_BYTE = 0x1e;
 const HEADER_ROOM = 14;
 
 /**
- * The first buffer of a turn when no large one is kept: small enough to come from Node's shared buffer pool (no
- * allocation of its own), so a turn with one frame (a lone call, a sequential caller) costs what a frame buffer of
- * its own did.
+ * The first buffer of a turn: small enough to come from Node's shared buffer pool (no allocation of its own), so a
+ * turn with one frame (a lone call, a sequential caller) costs what a frame buffer of its own did.
  */
 const FIRST_BUFFER_BYTES = 2048;
 /**
  * A buffer for a turn that outgrew its first one: parts are cut from it until the next frame no longer fits. When
  * the kernel took every part cut from it at once (none waits in the socket's queue, so nothing else refers to it),
- * it is kept, and the next turn starts in it instead of in a small first buffer (no part written from that one
- * before the turn outgrows it). A busy connection holds one (64 KiB); a connection that never had a busy turn holds
- * none, and one that went quiet lets it go at its next heartbeat.
+ * it is kept for the next such turn instead of a new one being allocated. A busy connection holds one (64 KiB); a
+ * connection that never had a busy turn holds none, and one that went quiet lets it go at its next heartbeat.
  */
 const BUFFER_BYTES = 4 * TURN_FLUSH_BYTES;
 /** The most UTF-16 units whose UTF-8 is sure to fit a 16-bit frame length (3 bytes per unit at most). */
@@ -108,7 +106,10 @@ export class FrameWriter {
     let buffer = this.buffer;
     if (buffer === undefined || buffer.length - this.at < frameBytes) {
       this.flush();
-      buffer = buffer === undefined ? this.first(frameBytes) : this.large(frameBytes);
+      buffer =
+        buffer === undefined && frameBytes <= FIRST_BUFFER_BYTES
+          ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
+          : this.large(frameBytes);
       this.buffer = buffer;
       this.partStart = 0;
       this.at = 0;
@@ -139,7 +140,10 @@ export class FrameWriter {
       if (buffer === undefined || buffer.length - this.at < room + bytes) {
         this.flush();
         const size = HEADER_ROOM + bytes;
-        buffer = this.buffer === undefined ? this.first(size) : this.large(size);
+        buffer =
+          this.buffer === undefined && size <= FIRST_BUFFER_BYTES
+            ? Buffer.allocUnsafe(FIRST_BUFFER_BYTES)
+            : this.large(size);
         this.buffer = buffer;
         this.partStart = 0;
         this.at = 0;
@@ -156,15 +160,6 @@ export class FrameWriter {
       setImmediate(this.endTurn);
     }
     if (this.at - this.payloadStart >= TURN_FLUSH_BYTES) this.flush();
-  }
-
-  /**
-   * The first buffer of a turn: the spare when one is held (a connection that was busy a moment ago: its turn
-   * starts where a busy turn needs to be, with no small part written first), else a slice of Node's pool.
-   */
-  private first(bytes: number): Buffer {
-    if (this.spare === undefined && bytes <= FIRST_BUFFER_BYTES) return Buffer.allocUnsafe(FIRST_BUFFER_BYTES);
-    return this.large(bytes);
   }
 
   /** A buffer of at least `bytes` for a turn that outgrew its first one: the spare when it is large enough. */
