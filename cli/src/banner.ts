@@ -8,9 +8,11 @@ export interface BannerInput {
   source: string;
   readyMs: number;
   config: DeepReadonly<SvcConfig>;
+  /** Why the command runs without its bundle (`whyUnbundled`), which makes start-up slower. */
+  unbundled?: string;
 }
 
-export function formatBanner({ running, workers, source, readyMs, config }: BannerInput): string {
+export function formatBanner({ running, workers, source, readyMs, config, unbundled }: BannerInput): string {
   const lines = [
     `svc ready in ${readyMs} ms`,
     `  engine   ${running.engine.url}  (workers connect here; port ${running.engine.port})`,
@@ -31,5 +33,9 @@ export function formatBanner({ running, workers, source, readyMs, config }: Bann
   if (running.modules.length > 0) lines.push(`  modules  ${running.modules.join(', ')}`);
   lines.push(`  config   ${source}`);
   for (const warning of openListenerWarnings(running.engine.listeners)) lines.push(`  WARNING  ${warning}`);
+  if (unbundled !== undefined)
+    lines.push(
+      `  note     started without its bundle, so start-up is slower: ${unbundled} (npm run build makes it again)`,
+    );
   return `${lines.join('\n')}\n`;
 }

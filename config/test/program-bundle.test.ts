@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentProgram } from '../kit/src/bundle.js';
+import { currentProgram, whyUnbundled } from '../kit/src/bundle.js';
 
 /**
  * A built executable (a capability worker, the svc command): dist/main.js, dist/program.js, the project's build
@@ -31,25 +31,36 @@ describe('currentProgram', () => {
 
   afterEach(() => rmSync(join(dist, '..'), { recursive: true, force: true }));
 
-  it('runs program.js when there is no bundle', () => {
+  it('runs program.js when there is no bundle, and says so', () => {
     expect(currentProgram(mainUrl())).toBe(url('program.js'));
+    expect(whyUnbundled()).toBe(`there is no bundle in ${join(dist, 'bundle')}`);
   });
 
   it('runs the bundle while the projects it was built from are unchanged', () => {
     writeBundle();
     expect(currentProgram(mainUrl())).toBe(url('bundle/program.js'));
+    expect(whyUnbundled()).toBeUndefined();
   });
 
-  it('runs program.js once a project the bundle was built from is rebuilt (a plain tsc -b)', () => {
+  it('runs program.js once a project the bundle was built from is rebuilt (a plain tsc -b), naming it', () => {
     writeBundle();
     const later = new Date(statSync(buildInfo).mtimeMs + 5000);
     utimesSync(buildInfo, later, later);
     expect(currentProgram(mainUrl())).toBe(url('program.js'));
+    expect(whyUnbundled()).toBe(`${buildInfo} changed after the bundle was built`);
   });
 
-  it('runs program.js when an input of the bundle is gone', () => {
+  it('runs program.js when an input of the bundle is gone, naming it', () => {
     writeBundle();
     rmSync(buildInfo);
     expect(currentProgram(mainUrl())).toBe(url('program.js'));
+    expect(whyUnbundled()).toBe(`${buildInfo}, which the bundle was built from, is gone`);
+  });
+
+  it('runs program.js when the bundle lost its program', () => {
+    writeBundle();
+    rmSync(join(dist, 'bundle/program.js'));
+    expect(currentProgram(mainUrl())).toBe(url('program.js'));
+    expect(whyUnbundled()).toBe(`${join(dist, 'bundle/program.js')} is missing`);
   });
 });

@@ -3,7 +3,7 @@
  * each executable runs its bundle after a build, and a bundled module still finds the files beside the module it
  * was made from (its `import.meta.url` is the original's), while the same words inside a string stay as written.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { currentProgram } from '../../config/kit/src/bundle.js';
 import { cjsRequirePlugin } from '../../scripts/bundle/cjs-require.mjs';
 import { moduleUrlPlugin } from '../../scripts/bundle/module-url.mjs';
-import { ROOT } from '../harness.js';
+import { ROOT, freePort, waitFor } from '../harness.js';
 
 const EXECUTABLES = [
   'cli',
@@ -33,6 +33,34 @@ describe('program bundles', () => {
     expect(currentProgram(main), 'stale bundle: run npm run build').toBe(
       pathToFileURL(join(ROOT, executable, 'dist/bundle/program.js')).href,
     );
+  });
+
+  it('svc started without its bundle says why in its ready log line and banner', async () => {
+    // an executable laid out as cli/dist is, with no bundle beside it: its main.js runs program.js, the svc program
+    dir = mkdtempSync(join(tmpdir(), 'svc-unbundled-'));
+    mkdirSync(join(dir, 'dist'));
+    const kit = pathToFileURL(join(ROOT, 'config/kit/dist/bundle.js')).href;
+    const program = pathToFileURL(join(ROOT, 'cli/dist/program.js')).href;
+    writeFileSync(
+      join(dir, 'dist/main.js'),
+      `import { currentProgram } from '${kit}';\nawait import(currentProgram(import.meta.url));\n`,
+    );
+    writeFileSync(join(dir, 'dist/program.js'), `await import('${program}');\n`);
+    writeFileSync(join(dir, 'svc-config.yaml'), `port: ${await freePort()}\nhost: 127.0.0.1\nmodules: []\n`);
+    const svc = spawn(process.execPath, [join(dir, 'dist/main.js'), '-c', join(dir, 'svc-config.yaml')], { cwd: dir });
+    let stdout = '';
+    let stderr = '';
+    svc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    svc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await waitFor(() => stderr.includes('svc ready in') && stdout.includes('"svc ready"'), 20_000, 'svc ready');
+      const why = `there is no bundle in ${join(dir, 'dist/bundle')}`;
+      expect(stderr).toContain(`  note     started without its bundle, so start-up is slower: ${why} (npm run build`);
+      const ready = stdout.split('\n').find((line) => line.includes('"svc ready"'));
+      expect(JSON.parse(ready!)).toMatchObject({ unbundled: why });
+    } finally {
+      svc.kill('SIGKILL');
+    }
   });
 
   it('svc run from its bundle reads its own package.json and the embedded config beside their modules', () => {

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, loadYamlParser, type LoadedConfig } from '@svc/config';
+import { whyUnbundled } from '@svc/config-kit/bundle';
 import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
 import { consoleLogger } from '../console-logger.js';
@@ -70,6 +71,7 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   const failed = workers.filter((w) => w.state === 'failed');
   if (failed.length > 0) return failStartup(running, failed, source, logger);
   const readyMs = Math.round(performance.now() - startedAt);
+  const unbundled = whyUnbundled();
   logger.info(
     {
       url: running.engine.url,
@@ -78,10 +80,11 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
       workers,
       modules: running.modules,
       ready_ms: readyMs,
+      ...(unbundled !== undefined ? { unbundled } : {}),
     },
     'svc ready',
   );
-  process.stderr.write(formatBanner({ running, workers, source: source.path, readyMs, config }));
+  process.stderr.write(formatBanner({ running, workers, source: source.path, readyMs, config, unbundled }));
   for (const worker of workers) {
     if (worker.state !== 'ready')
       logger.warn({ worker }, `${worker.name} is ${worker.state}${worker.reason ? `: ${worker.reason}` : ''}`);

@@ -26,25 +26,48 @@ export function withoutPretenuring(): void {
 }
 
 /**
+ * Why this process runs `program.js` rather than its bundle, once `currentProgram` decided (a sentence naming the
+ * input that changed, or saying there is no bundle); undefined while it runs the bundle. The `svc` command prints
+ * it with its ready banner: loading the program's modules one by one costs start-up time (docs/performance.md,
+ * "The `svc` command bundled").
+ */
+let unbundled: string | undefined;
+
+/** Why `currentProgram` chose `program.js` (undefined: it chose the bundle, or was not called in this process). */
+export function whyUnbundled(): string | undefined {
+  return unbundled;
+}
+
+/**
  * The URL of the module an executable's `main.js` (at `mainUrl`) should import: `./bundle/program.js` when it is
  * current, else `./program.js`.
  */
 export function currentProgram(mainUrl: string): string {
   const dist = dirname(fileURLToPath(mainUrl));
-  return pathToFileURL(currentBundle(join(dist, 'bundle')) ?? join(dist, 'program.js')).href;
+  const bundle = bundleState(join(dist, 'bundle'));
+  unbundled = bundle.stale;
+  return pathToFileURL(bundle.program ?? join(dist, 'program.js')).href;
 }
 
 /** `<dir>/program.js` when `<dir>/inputs.json` lists files that all still have the recorded modification times. */
 export function currentBundle(dir: string): string | undefined {
+  return bundleState(dir).program;
+}
+
+/** The bundle in `dir` when it is current, else why not. */
+function bundleState(dir: string): { program: string; stale?: undefined } | { program?: undefined; stale: string } {
   let inputs: Record<string, number>;
   try {
     inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as Record<string, number>;
   } catch {
-    return undefined;
+    return { stale: `there is no bundle in ${dir}` };
   }
   for (const [file, mtimeMs] of Object.entries(inputs)) {
-    if (statSync(resolve(dir, file), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined;
+    const path = resolve(dir, file);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) return { stale: `${path}, which the bundle was built from, is gone` };
+    if (stat.mtimeMs !== mtimeMs) return { stale: `${path} changed after the bundle was built` };
   }
   const program = join(dir, 'program.js');
-  return existsSync(program) ? program : undefined;
+  return existsSync(program) ? { program } : { stale: `${program} is missing` };
 }
