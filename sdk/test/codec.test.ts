@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeFrame, isUuid } from '../src/index.js';
+import { decodeValue, type DecodeResult } from '../src/codec.js';
 
 const ID = 'dce43cd7-7140-4cbc-80e5-92baea79a88b';
 
@@ -91,5 +92,84 @@ describe('decodeFrame', () => {
     const text = encodeFrame({ type: 'invocationresult', invocation_id: ID, function_id: 'f', result: undefined });
     expect(text).toBe(`{"type":"invocationresult","invocation_id":"${ID}","function_id":"f"}`);
     expect(decodeFrame(text).ok).toBe(true);
+  });
+});
+
+/**
+ * Answers without a value (or with null) are read without JSON.parse when written in this SDK's layout: whatever
+ * the text, `decodeFrame` must give what parsing it gives (the same message, or the same refusal).
+ */
+describe('decodeFrame on answers without a value', () => {
+  const parsed = (text: string): DecodeResult => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return { ok: false, reason: 'invalid_json', message: (err as Error).message };
+    }
+    return decodeValue(value);
+  };
+  const agree = (text: string): void => {
+    const out = decodeFrame(text);
+    const expected = parsed(text);
+    expect(out.ok, text).toBe(expected.ok);
+    if (out.ok && expected.ok) {
+      expect(out.message, text).toStrictEqual(expected.message);
+      expect(Object.keys(out.message), text).toEqual(Object.keys(expected.message));
+    } else if (!out.ok && !expected.ok) expect(out.reason, text).toBe(expected.reason);
+  };
+
+  it('reads the answers ResultFrame writes, with no value and with null', () => {
+    for (const fid of ['f', 'events::on-3', '', 'ünïcode::ƒ', 'a b']) {
+      const none = encodeFrame({ type: 'invocationresult', invocation_id: ID, function_id: fid });
+      expect(decodeFrame(none)).toStrictEqual({
+        ok: true,
+        message: { type: 'invocationresult', invocation_id: ID, function_id: fid },
+      });
+      const empty = encodeFrame({ type: 'invocationresult', invocation_id: ID, function_id: fid, result: null });
+      expect(decodeFrame(empty)).toStrictEqual({
+        ok: true,
+        message: { type: 'invocationresult', invocation_id: ID, function_id: fid, result: null },
+      });
+    }
+  });
+
+  it.each([
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"a\\"b"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"a\\u0041"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"a\tb"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"f","result":"x"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"f","error":"boom"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"f","invocation_id":"${ID}"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"f","x":"","result":null}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":","result":null}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"}`,
+    `{"type":"invocationresult","invocation_id":"${ID.replace('-', 'x')}","function_id":"f"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}x","function_id":"f"}`,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id":"f"} `,
+    `{"type":"invocationresult","invocation_id":"${ID}","function_id": "f"}`,
+  ])('gives what parsing gives for %j', (text) => agree(text));
+
+  it('gives what parsing gives for any function id, and for the text cut or changed anywhere', () => {
+    const functionId = fc.string({ unit: 'binary', maxLength: 12 });
+    const answer = fc.tuple(functionId, fc.constantFrom('none', 'null')).map(([fid, result]) =>
+      encodeFrame({
+        type: 'invocationresult',
+        invocation_id: ID,
+        function_id: fid,
+        ...(result === 'null' ? { result: null } : {}),
+      }),
+    );
+    const noise = fc.constantFrom('"', '\\', '}', ',', ' ', 'x', '\u0001', ':', '{');
+    const changed = fc
+      .tuple(answer, fc.nat(), fc.nat({ max: 3 }), fc.array(noise, { maxLength: 3 }))
+      .map(([text, at, cut, add]) => {
+        const i = at % (text.length + 1);
+        return text.slice(0, i) + add.join('') + text.slice(Math.min(text.length, i + cut));
+      });
+    fc.assert(
+      fc.property(fc.oneof(answer, changed), (text) => agree(text)),
+      { numRuns: 3000 },
+    );
   });
 });
