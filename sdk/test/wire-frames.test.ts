@@ -57,7 +57,7 @@ describe('wire frames', () => {
       fc.property(
         uuid,
         text,
-        opt(fc.jsonValue()),
+        opt(fc.oneof(fc.constant(null), fc.jsonValue())),
         opt(fc.record({ code: text, message: text })),
         (id, fn, value, err) => {
           const frame = new ResultFrame(id, fn);
