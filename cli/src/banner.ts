@@ -34,8 +34,6 @@ export function formatBanner({ running, workers, source, readyMs, config, unbund
   lines.push(`  config   ${source}`);
   for (const warning of openListenerWarnings(running.engine.listeners)) lines.push(`  WARNING  ${warning}`);
   if (unbundled !== undefined)
-    lines.push(
-      `  note     started without its bundle, so start-up is slower: ${unbundled} (npm run build makes it again)`,
-    );
+    lines.push(`  note     started without its bundle, so start-up is slower: ${unbundled} (npm run build makes it)`);
   return `${lines.join('\n')}\n`;
 }
