@@ -57,6 +57,53 @@ describe('spliceCallerId', () => {
   });
 });
 
+describe('spliceCallerId where "data" is spelled in other places', () => {
+  it('adds the id to the data JSON.parse sees, or declines, whatever keys and strings spell data', () => {
+    // keys and strings made of pieces that spell (parts of) the data key, so its search meets near misses
+    const piece = fc.constantFrom('data', '"data":', 'data":', 'meta', 'x', '"', '\\', ':', ' ', 'ta":');
+    const word = fc.array(piece, { maxLength: 4 }).map((parts) => parts.join(''));
+    const key = fc.oneof(fc.constantFrom('data', 'metadata', 'xdata', 'dat', 'ata'), word);
+    const value = fc.oneof(word, fc.jsonValue({ maxDepth: 1 }), fc.dictionary(key, word, { maxKeys: 2 }));
+    const entries = fc.array(fc.tuple(key, value), { maxLength: 4 });
+    const data = fc.dictionary(
+      key.filter((k) => k !== '_caller_worker_id' && k !== '__proto__'),
+      value,
+      {
+        maxKeys: 3,
+      },
+    );
+    const callers = fc.constantFrom(ID, 'worker "2"', 'w\\3');
+    fc.assert(
+      fc.property(entries, data, entries, callers, (before, d, after, caller) => {
+        const parts = [
+          ...before.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
+          `"data":${JSON.stringify(d)}`,
+          ...after.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
+        ];
+        const text = `{${parts.join(',')}}`;
+        const spliced = spliceCallerId(text, caller);
+        if (spliced === undefined) return; // left to re-encoding
+        const expected = JSON.parse(text) as { data: Record<string, unknown> };
+        expect(typeof expected.data).toBe('object');
+        expected.data._caller_worker_id = caller;
+        expect(JSON.parse(spliced)).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('still splices a frame whose other keys and strings only contain the word', () => {
+    const text = `{"type":"invokefunction","metadata":{"x":"data\\":"},"function_id":"f","data":{"s":"metadata"},"q":"data"}`;
+    expect(JSON.parse(spliceCallerId(text, 'w1')!)).toEqual({
+      type: 'invokefunction',
+      metadata: { x: 'data":' },
+      function_id: 'f',
+      data: { s: 'metadata', _caller_worker_id: 'w1' },
+      q: 'data',
+    });
+  });
+});
+
 describe('spliceCallerId with escapes', () => {
   it('skips strings whose content holds escaped quotes and backslashes', () => {
     const frame = {

@@ -7,6 +7,8 @@
  * not an object) makes `spliceCallerId` return undefined, and the caller falls back to re-encoding.
  */
 
+import { quoteId } from '@svc/sdk/core';
+
 const QUOTE = 34; // "
 const BACKSLASH = 92;
 const OPEN_BRACE = 123; // {
@@ -95,6 +97,20 @@ function dataSpan(text: string): { start: number; end: number } | undefined {
 }
 
 const DATA_KEY = '"data":';
+/** `DATA_KEY` without its opening quote: the commonest character of JSON text is a slow first character to search. */
+const DATA_NAME = 'data":';
+
+/**
+ * Where `"data":` first occurs at or after `from`. Found by searching for `data":` and checking the quote before it:
+ * a search whose first character is a quote stops at every string of the text (an HTTP request's payload: ~280 ns
+ * to find none in 500 characters, against ~90 ns this way).
+ */
+function indexOfDataKey(text: string, from: number): number {
+  for (let at = text.indexOf(DATA_NAME, from + 1); at >= 0; at = text.indexOf(DATA_NAME, at + 1)) {
+    if (text.charCodeAt(at - 1) === QUOTE) return at - 1;
+  }
+  return -1;
+}
 
 /** A backslash in `text[from, to)` (a key: a few characters). */
 function hasBackslash(text: string, from: number, to: number): boolean {
@@ -110,10 +126,10 @@ function hasBackslash(text: string, from: number, to: number): boolean {
  * hold: `dataSpan` then decides, walking every key.
  */
 function quickDataStart(text: string): number | undefined {
-  const at = text.indexOf(DATA_KEY);
+  const at = indexOfDataKey(text, 0);
   if (at < 0) return undefined;
   const valueAt = at + DATA_KEY.length;
-  if (text.indexOf(DATA_KEY, valueAt) >= 0 || text.indexOf('\\', valueAt) >= 0) return undefined;
+  if (indexOfDataKey(text, valueAt) >= 0 || text.indexOf('\\', valueAt) >= 0) return undefined;
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
   i = skipSpace(text, i + 1);
@@ -144,7 +160,7 @@ export function spliceCallerId(text: string, workerId: string, firstField = ''):
     if (start === undefined || text.charCodeAt(start) !== OPEN_BRACE) return undefined;
     const afterBrace = skipSpace(text, start + 1);
     const empty = text.charCodeAt(afterBrace) === CLOSE_BRACE;
-    const field = `"_caller_worker_id":${JSON.stringify(workerId)}${empty ? '' : ','}`;
+    const field = `"_caller_worker_id":${quoteId(workerId)}${empty ? '' : ','}`;
     const before = firstField === '' ? text.slice(0, start + 1) : `{${firstField}${text.slice(1, start + 1)}`;
     return before + field + text.slice(start + 1);
   } catch {
