@@ -49,12 +49,10 @@ export function currentProgram(mainUrl: string): string {
   return pathToFileURL(bundle.program ?? join(dist, 'program.js')).href;
 }
 
-/** `<dir>/program.js` when `<dir>/inputs.json` lists files that all still have the recorded modification times. */
-export function currentBundle(dir: string): string | undefined {
-  return bundleState(dir).program;
-}
-
-/** The bundle in `dir` when it is current, else why not. */
+/**
+ * `<dir>/program.js` when `<dir>/inputs.json` lists files that all still have the recorded modification times,
+ * else why not.
+ */
 function bundleState(dir: string): { program: string; stale?: undefined } | { program?: undefined; stale: string } {
   let inputs: Record<string, number>;
   try {
