@@ -54,6 +54,19 @@ function isAction(value: unknown): value is TriggerActionWire | null | undefined
 /** Returns the name of the first offending field, or undefined when the frame is well-formed. */
 function invalidField(o: Obj): string | undefined {
   switch (o.type) {
+    // the two frames of every call first: a switch on strings compares its cases in order
+    case 'invokefunction':
+      if (o.invocation_id !== undefined && o.invocation_id !== null && !isUuid(o.invocation_id)) return 'invocation_id';
+      if (!str(o, 'function_id')) return 'function_id';
+      if (!isAction(o.action)) return 'action';
+      if (!optStr(o, 'traceparent')) return 'traceparent';
+      if (!optStr(o, 'baggage')) return 'baggage';
+      if (o.timeout_ms !== undefined && (typeof o.timeout_ms !== 'number' || !(o.timeout_ms > 0))) return 'timeout_ms';
+      return optStr(o, 'fired_by') ? undefined : 'fired_by';
+    case 'invocationresult':
+      if (!isUuid(o.invocation_id)) return 'invocation_id';
+      if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';
+      return undefined;
     case 'registerfunction':
     case 'unregisterfunction':
     case 'unregistertriggertype':
@@ -75,18 +88,6 @@ function invalidField(o: Obj): string | undefined {
       return optStr(o, 'trigger_type') ? undefined : 'trigger_type';
     case 'triggerregistrationresult':
       if (!str(o, 'id')) return 'id';
-      if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';
-      return undefined;
-    case 'invokefunction':
-      if (o.invocation_id !== undefined && o.invocation_id !== null && !isUuid(o.invocation_id)) return 'invocation_id';
-      if (!str(o, 'function_id')) return 'function_id';
-      if (!isAction(o.action)) return 'action';
-      if (!optStr(o, 'traceparent')) return 'traceparent';
-      if (!optStr(o, 'baggage')) return 'baggage';
-      if (o.timeout_ms !== undefined && (typeof o.timeout_ms !== 'number' || !(o.timeout_ms > 0))) return 'timeout_ms';
-      return optStr(o, 'fired_by') ? undefined : 'fired_by';
-    case 'invocationresult':
-      if (!isUuid(o.invocation_id)) return 'invocation_id';
       if (o.error !== undefined && o.error !== null && !isErrorBody(o.error)) return 'error';
       return undefined;
     case 'reattach':
@@ -142,11 +143,12 @@ function quickEmptyResult(text: string): Message | undefined {
 export function decodeFrame(text: string): DecodeResult {
   const answer = quickEmptyResult(text);
   if (answer !== undefined) return { ok: true, message: answer };
-  if (text.length === 0 || text.trim().length === 0) return fail('empty', 'empty frame');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
+    // an empty or blank text is no JSON either: told apart only here, off the path of every frame that parses
+    if (text.trim().length === 0) return fail('empty', 'empty frame');
     return fail('invalid_json', `frame is not valid JSON: ${(err as Error).message}`);
   }
   return decodeValue(parsed);

@@ -226,22 +226,27 @@ export function parseFeatures(header: string | readonly string[] | undefined): S
 /** The wire's error codes (docs/errors.md lists every code with its meaning). */
 export { ErrorCode } from './error-codes.js';
 
-/** 1 at the char codes of hex digits (either case). */
-const HEX_DIGIT = new Uint8Array(128);
-for (const c of '0123456789abcdefABCDEF') HEX_DIGIT[c.charCodeAt(0)] = 1;
+/** 0 at the UTF-16 units of hex digits (either case), 1 at every other unit: a lookup needs no range check. */
+const NOT_HEX = new Uint8Array(65536).fill(1);
+for (const c of '0123456789abcdefABCDEF') NOT_HEX[c.charCodeAt(0)] = 0;
+
+/** Non-zero when `value[from, to)` holds a unit that is not a hex digit. */
+function notHex(value: string, from: number, to: number): number {
+  let bad = 0;
+  for (let i = from; i < to; i++) bad |= NOT_HEX[value.charCodeAt(i)]!;
+  return bad;
+}
 
 /**
  * 8-4-4-4-12 hex digits. It runs on every frame of the hot path: the dashes first, then one table lookup per digit
- * (half the time of a loop of range tests, which was itself faster than a regex).
+ * and group, or-ed without a branch per digit (a loop that tested each digit and skipped the dashes took half as
+ * long again; a loop of range tests longer still, a regex longer than that).
  */
 export function isUuid(value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== 36) return false;
   if (value.charCodeAt(8) !== 45 || value.charCodeAt(13) !== 45 || value.charCodeAt(18) !== 45) return false;
   if (value.charCodeAt(23) !== 45) return false; // '-'
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
-    const c = value.charCodeAt(i);
-    if (c > 127 || HEX_DIGIT[c] === 0) return false;
-  }
-  return true;
+  const bad =
+    notHex(value, 0, 8) | notHex(value, 9, 13) | notHex(value, 14, 18) | notHex(value, 19, 23) | notHex(value, 24, 36);
+  return bad === 0;
 }
