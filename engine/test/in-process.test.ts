@@ -55,6 +55,15 @@ describe('in-process module clients', () => {
     expect(own).not.toBeInstanceOf(JsonText);
   });
 
+  it('take a JsonText payload as the value it stands for, from WebSocket and in-process callers alike', async () => {
+    const payload = new JsonText('{"a":2,"b":3}');
+    await expect(remote.trigger({ function_id: 'mod::add', payload })).resolves.toEqual({ sum: 5 });
+    await expect(moduleClient.trigger({ function_id: 'mod::add', payload })).resolves.toEqual({ sum: 5 });
+    await expect(
+      moduleClient.trigger({ function_id: 'remote::twice', payload: new JsonText('{"n":4}') }),
+    ).resolves.toEqual({ n: 8 });
+  });
+
   it('appear in engine::workers::list as in-process workers', async () => {
     const list = await remote.trigger<{ workers: { name: string; isolation: string; runtime: string }[] }>({
       function_id: 'engine::workers::list',

@@ -4,7 +4,7 @@
  * string of the envelope, which cost about as much as the rest of the frame's encoding. Here the keys are
  * constants, the invocation id is a UUID (checked where the frame is built, so it needs no escaping), a function
  * id's JSON text is remembered, and only the values that can hold anything (`data`, `result`, `metadata`, …) go
- * through `JSON.stringify`; a result given as `JsonText` is written as its text. The text equals `JSON.stringify`
+ * through `JSON.stringify`; a payload or result given as `JsonText` is written as its text. The text equals `JSON.stringify`
  * of the same frame (test/wire-frames.test.ts); frames of any other shape, or built elsewhere, are encoded by
  * `JSON.stringify` as before (`encodeFrame`).
  */
@@ -54,7 +54,9 @@ export class InvokeFrame implements InvokeFunction {
     let text = '{"type":"invokefunction"';
     if (this.invocation_id !== undefined) text += `,"invocation_id":"${this.invocation_id}"`;
     text += `,"function_id":${quoteId(this.function_id)}`;
-    text += jsonField('data', this.data);
+    // a payload the caller already holds as JSON text (svc-http's request payload) is written as it is
+    if (this.data instanceof JsonText) text += `,"data":${this.data.text}`;
+    else text += jsonField('data', this.data);
     if (this.action !== undefined) text += jsonField('action', this.action);
     if (this.metadata !== undefined) text += jsonField('metadata', this.metadata);
     if (this.traceparent !== undefined) text += jsonField('traceparent', this.traceparent);

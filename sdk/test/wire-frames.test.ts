@@ -93,6 +93,20 @@ describe('wire frames', () => {
     expect(JSON.stringify({ r: new JsonText('{ "n" : [1, 2] }') })).toBe('{"r":{"n":[1,2]}}');
   });
 
+  it('a payload given as JsonText is written as its text and decodes to the value it encodes', () => {
+    fc.assert(
+      fc.property(uuid, text, fc.jsonValue(), (id, fn, value) => {
+        const data = new JsonText(JSON.stringify(value));
+        const frame = new InvokeFrame(id, fn, data, undefined, undefined, undefined, undefined, 5000, undefined);
+        const wire = encodeFrame(frame);
+        const plain = { type: 'invokefunction', invocation_id: id, function_id: fn, data: value, timeout_ms: 5000 };
+        expect(wire).toBe(JSON.stringify(plain));
+        const decoded = decodeFrame(wire);
+        expect(decoded.ok && (decoded.message as { data?: unknown }).data).toEqual(JSON.parse(data.text));
+      }),
+    );
+  });
+
   it('values JSON has no text for are left out, and ones it cannot carry throw as JSON.stringify does', () => {
     const frame = new InvokeFrame(
       undefined,

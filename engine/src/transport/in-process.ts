@@ -80,9 +80,10 @@ export class InProcessTransport implements ClientTransport {
 
   private receive(message: WorkerToEngine): void {
     if (!this.open || this.worker === undefined) return;
-    // Objects pass here as they are, so a result a handler gave as JSON text becomes the value it stands for.
+    // Objects pass here as they are, so a result or a payload given as JSON text becomes the value it stands for.
     if (message.type === 'invocationresult' && message.result instanceof JsonText)
       message.result = message.result.value();
+    else if (message.type === 'invokefunction' && message.data instanceof JsonText) message.data = message.data.value();
     const decoded = decodeValue(message);
     if (!decoded.ok) {
       this.logger.warn({ worker: this.workerName, reason: decoded.message }, 'in-process client sent an invalid frame');

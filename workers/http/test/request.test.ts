@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPayload } from '../src/server/payload.js';
+import { buildPayload, LeasedRef, payloadText, type PayloadInput } from '../src/server/payload.js';
 import { parseBody } from '../src/server/request-body.js';
 import { splitUrl } from '../src/server/request-handler.js';
 import { ConcurrencyLimiter } from '../src/server/concurrency-limiter.js';
@@ -26,6 +27,43 @@ describe('request → payload', () => {
       body: { a: 1 },
       trigger: { type: 'http', path: '/users/:id', method: 'POST' },
     });
+  });
+
+  it('writes the text JSON.stringify writes of the same payload, whatever the request holds', () => {
+    const text = fc.string({ unit: 'binary' });
+    const json = fc.jsonValue();
+    const ref = fc.record({
+      channel_id: fc.uuid(),
+      access_key: fc.string({ unit: fc.constantFrom(...'AZaz09-_'.split('')), minLength: 32, maxLength: 32 }),
+      direction: fc.constantFrom('read' as const, 'write' as const),
+    });
+    const input: fc.Arbitrary<PayloadInput> = fc.record({
+      method: fc.oneof(fc.constantFrom('GET', 'POST'), text),
+      apiPath: fc.oneof(fc.constantFrom('/users/:id', '/a"b\\c'), text),
+      search: fc.oneof(fc.constant(''), fc.constant('q=x&q=y&n=1'), text),
+      params: fc.dictionary(text, text),
+      headers: fc.dictionary(text, fc.oneof(text, fc.array(text))),
+      body: fc.oneof(fc.constant(null), fc.constant(undefined), json, text),
+    });
+    const refs = fc.option(
+      fc
+        .tuple(ref, ref, fc.boolean())
+        .map(([body, response, leased]) =>
+          leased
+            ? [
+                new LeasedRef(body.channel_id, body.access_key, body.direction),
+                new LeasedRef(response.channel_id, response.access_key, response.direction),
+              ]
+            : [body, response],
+        ),
+      { nil: undefined },
+    );
+    fc.assert(
+      fc.property(input, refs, (request, pair) => {
+        const written = payloadText(request, pair?.[0], pair?.[1]).text;
+        expect(written).toBe(JSON.stringify(buildPayload(request, pair?.[0], pair?.[1])));
+      }),
+    );
   });
 
   it('splits absolute-form targets and odd URLs without throwing', () => {

@@ -4,7 +4,8 @@
  * `method`, `body` and `trigger: {type, path, method}`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { StreamChannelRef } from '@svc/sdk';
+import type { ChannelDirection, StreamChannelRef } from '@svc/sdk';
+import { jsonField, JsonText, quoteId } from '@svc/sdk/core';
 
 export interface HttpPayload {
   query_params: Record<string, string>;
@@ -52,6 +53,55 @@ export function buildPayload(
     request_body: requestBody,
     response,
   };
+}
+
+/**
+ * The payload's JSON text: what `JSON.stringify(buildPayload(input, requestBody, response))` writes, for a call that
+ * hands the payload on as it is (a route without middleware or condition, which read it as an object). Written
+ * around the parts that can hold anything (headers, query, parameters, body): `JSON.stringify` has a fixed cost per
+ * call that the constant keys, the route's quoted path and method, and leased refs do not need (a request's
+ * payload: ~1.16 → ~0.53 µs with its UTF-8 copy). The SDK writes a `JsonText` payload into the call as it is.
+ */
+export function payloadText(
+  input: PayloadInput,
+  requestBody?: StreamChannelRef,
+  response?: StreamChannelRef,
+): JsonText {
+  const path = quoteId(input.apiPath);
+  const method = quoteId(input.method);
+  const query = input.search === '' ? '{}' : JSON.stringify(Object.fromEntries(new URLSearchParams(input.search)));
+  let text = `{"query_params":${query},"path_params":${objectJson(input.params)},"headers":${JSON.stringify(
+    flattenHeaders(input.headers),
+  )},"path":${path},"method":${method}`;
+  text += input.body === null ? ',"body":null' : jsonField('body', input.body);
+  text += `,"trigger":{"type":"http","path":${path},"method":${method}}`;
+  if (requestBody !== undefined && response !== undefined) {
+    text += `,"request_body":${refJson(requestBody)},"response":${refJson(response)}`;
+  }
+  return new JsonText(`${text}}`);
+}
+
+/**
+ * A leased channel's ref (docs/channels.md): its id is hex digits and dashes (the lease's prefix is checked when
+ * the lease is taken) and its key base64url, so its JSON text needs no escaping. `JSON.stringify` writes the same.
+ */
+export class LeasedRef implements StreamChannelRef {
+  constructor(
+    readonly channel_id: string,
+    readonly access_key: string,
+    readonly direction: ChannelDirection,
+  ) {}
+}
+
+function refJson(ref: StreamChannelRef): string {
+  if (!(ref instanceof LeasedRef)) return JSON.stringify(ref);
+  return `{"channel_id":"${ref.channel_id}","access_key":"${ref.access_key}","direction":"${ref.direction}"}`;
+}
+
+/** `{}` for an object without keys of its own (most routes' parameters), without a `JSON.stringify` call. */
+function objectJson(value: Record<string, string>): string {
+  for (const key in value) if (Object.hasOwn(value, key)) return JSON.stringify(value);
+  return '{}';
 }
 
 /**

@@ -15,7 +15,7 @@ import type { CorsPolicy } from './cors.js';
 import { CallOptions, dispatch, failedOutcome, type DispatchOutcome, type Invoker } from './dispatch.js';
 import { HttpErrorCode } from '../error-codes.js';
 import { errorResponse, type PlainResponse } from './errors.js';
-import { buildPayload, type HttpPayload } from './payload.js';
+import { buildPayload, payloadText, type PayloadInput } from './payload.js';
 import { runWithChannels, type ChannelExchange } from './channel-exchange.js';
 import type { ChannelPort, RequestChannels } from './request-channels.js';
 import {
@@ -227,7 +227,7 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
       runWithChannels(this, opts.channels, raw);
       return;
     }
-    this.call(this.payload(undefined, undefined), (outcome) => {
+    this.call(undefined, undefined, (outcome) => {
       try {
         this.answer(outcome);
         this.done();
@@ -237,8 +237,8 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
     });
   }
 
-  private payload(requestBody: StreamChannelRef | undefined, response: StreamChannelRef | undefined): HttpPayload {
-    const input = {
+  private payloadInput(): PayloadInput {
+    return {
       method: this.method,
       apiPath: this.match.target.apiPath,
       search: this.search,
@@ -246,14 +246,21 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
       headers: this.req.headers,
       body: this.body,
     };
-    return buildPayload(input, requestBody, response);
   }
 
-  /** Runs the route's functions (see dispatch.ts); a plain route is one call, without async frames. */
-  private call(payload: HttpPayload, onOutcome: (outcome: DispatchOutcome) => void): void {
+  /**
+   * Runs the route's functions (see dispatch.ts) on the request's payload; a plain route is one call, without async
+   * frames, whose payload goes as JSON text (nothing here reads it).
+   */
+  private call(
+    requestBody: StreamChannelRef | undefined,
+    response: StreamChannelRef | undefined,
+    onOutcome: (outcome: DispatchOutcome) => void,
+  ): void {
     const { target } = this.match;
     const { invoker } = this.opts;
     if (target.middlewareFunctionIds.length > 0 || target.conditionFunctionId || invoker.cancel === undefined) {
+      const payload = buildPayload(this.payloadInput(), requestBody, response);
       dispatch(invoker, target, payload, this.deadline, this, this.span).then(onOutcome, (err: unknown) =>
         this.fail(err),
       );
@@ -267,7 +274,7 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
     options.invocationId = invocationId;
     let answer: Promise<unknown>;
     try {
-      answer = invoker.invoke(functionId, payload, options);
+      answer = invoker.invoke(functionId, payloadText(this.payloadInput(), requestBody, response), options);
     } catch (err) {
       return onOutcome(failedOutcome(err, 'handler', functionId));
     }
@@ -301,7 +308,7 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
     response: StreamChannelRef,
     onOutcome: (outcome: DispatchOutcome) => void,
   ): void {
-    this.call(this.payload(requestBody, response), onOutcome);
+    this.call(requestBody, response, onOutcome);
   }
 
   answer(outcome: DispatchOutcome): void {

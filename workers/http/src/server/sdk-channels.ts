@@ -32,6 +32,7 @@ import {
 } from '@svc/sdk';
 import { ChannelBatcher, type ChannelRefs } from './channel-batch.js';
 import { ChannelPool } from './channel-pool.js';
+import { LeasedRef } from './payload.js';
 import type { ChannelPort, RequestChannels } from './request-channels.js';
 
 export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPort {
@@ -79,7 +80,9 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
         .then(
           (answer) => {
             const { prefix, secret } = answer ?? {};
-            if (typeof prefix !== 'string' || typeof secret !== 'string' || generation() !== now) return;
+            // the prefix in the form the engine makes it (`leasePrefix`): the ids named under it need no escaping
+            if (typeof prefix !== 'string' || !LEASE_PREFIX.test(prefix) || typeof secret !== 'string') return;
+            if (generation() !== now) return;
             lease = new Lease(client, prefix, secret, now);
           },
           // An engine without leases, or a lost connection: the pools serve, and the lease is asked for again
@@ -129,6 +132,8 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
 }
 
 const LEASE_RETRY_MS = 5_000;
+/** A lease prefix as the engine makes it: the first four groups of a UUID, lower-case. */
+const LEASE_PREFIX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$/;
 
 /** How often, at most, svc-http tells the engine below which number a lease's requests are over. */
 const RETIRE_EVERY_MS = 20;
@@ -221,15 +226,8 @@ class PooledChannels implements RequestChannels {
       const { n, key } = lease.number();
       this.leasedNumber = n;
       const id = leasedChannelId(lease.prefix, n, 'r');
-      this.responseRefs = {
-        writer: { channel_id: id, access_key: key, direction: 'write' },
-        reader: { channel_id: id, access_key: key, direction: 'read' },
-      };
-      this.requestBodyRef = request?.reader ?? {
-        channel_id: leasedChannelId(lease.prefix, n, 'b'),
-        access_key: key,
-        direction: 'read',
-      };
+      this.responseRefs = { writer: new LeasedRef(id, key, 'write'), reader: new LeasedRef(id, key, 'read') };
+      this.requestBodyRef = request?.reader ?? new LeasedRef(leasedChannelId(lease.prefix, n, 'b'), key, 'read');
     } else {
       this.responseRefs = response as ChannelRefs;
       this.requestBodyRef = (request as ChannelRefs).reader;
