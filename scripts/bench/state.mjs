@@ -2,13 +2,13 @@
  * State benchmark: `state::set` and `state::get` calls per second from a worker through a real engine into a real
  * svc-state process, per store (KvStore in_memory, KvStore file_based, KvserverAdapter on Redis), each beside its
  * floor: the same store called directly in this process, measured in the same run. 64 calls in flight, 1,000
- * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round. Each engine row is also
- * set beside its peer: an echo function in another worker process called through the same engine with the same
- * payloads, both warmed up, then measured in two interleaved rounds each, the best kept (target ≥ 0.7× its
- * calls/s).
+ * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round (`WARM` calls). Each
+ * engine row is also set beside its peer: an echo function in another worker process called through the same
+ * engine with the same payloads, both warmed up, then measured in two interleaved rounds each, the best kept
+ * (target ≥ 0.7× its calls/s).
  *
  *   node scripts/bench/state.mjs            (or through `npm run bench`)
- *   SVC_BENCH_STATE_OPS=5000 node scripts/bench/state.mjs
+ *   SVC_BENCH_STATE_OPS=5000 SVC_BENCH_STATE_WARM=20000 node scripts/bench/state.mjs
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +25,11 @@ import { freePort, waitUntil, probe, portOpen, round2 } from './lib/net.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OPS = Number(process.env.SVC_BENCH_STATE_OPS ?? 10000);
+/**
+ * Unmeasured calls before each measured pair (`SVC_BENCH_STATE_WARM`): after 3,000 the engine and svc-state were
+ * still being compiled, and both sides ran at ~2/3 of their steady rate, which put the Redis rows ~0.1 higher.
+ */
+const WARM = Number(process.env.SVC_BENCH_STATE_WARM ?? 20000);
 const IN_FLIGHT = 64;
 const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEYS = 1000;
@@ -44,7 +49,7 @@ async function pump(op, count) {
 
 /** A warm-up round (JIT, connections, first inserts) that is not measured, then OPS measured calls. */
 async function drive(op) {
-  await pump(op, Math.min(OPS, 3000));
+  await pump(op, WARM);
   return pump(op, OPS);
 }
 
@@ -54,8 +59,8 @@ async function drive(op) {
  * call's rounds had already warmed, and the state call's first round still paid for compiling the engine's paths.
  */
 async function sideBySide(stateOp, echoOp) {
-  await pump(stateOp, Math.min(OPS, 3000));
-  await pump(echoOp, Math.min(OPS, 3000));
+  await pump(stateOp, WARM);
+  await pump(echoOp, WARM);
   let state = 0;
   let echo = 0;
   for (let round = 0; round < 2; round++) {
