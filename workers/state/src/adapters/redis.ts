@@ -6,9 +6,9 @@
  * (`<prefix>scopes`). `set` and `delete` are single Lua scripts; `update` is an optimistic read → mutate →
  * compare-and-set loop. So `old_value` is always exactly the value the write replaced.
  *
- * Consecutive sets of one turn of the event loop are written by one script call (`SET_MANY_SCRIPT`, each write in
- * its order, each with its exact old value; a lone set is a run of one), and consecutive gets by one `HMGET` (one
- * scope) or one script call, so a burst costs one command, one socket write, one reply and one timer in this
+ * Consecutive sets of one turn of the event loop are written by one script call (`SET_SCOPE_SCRIPT` when they share
+ * a scope, else `SET_MANY_SCRIPT`; each write in its order, each with its exact old value; a lone set is a run of
+ * one), and consecutive gets by one `HMGET` (one scope) or one script call, so a burst costs one command, one socket write, one reply and one timer in this
  * process instead of one per call, and Redis runs one script instead of many. Every other command first sends what
  * waits, so Redis applies the calls in the order they were made. Other commands (delete, update, list) are written
  * as they are called: ioredis's auto-pipelining is off, since with the batching above it only wrapped each turn's
@@ -22,7 +22,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { CAS_SCRIPT, DELETE_SCRIPT, GET_MANY_SCRIPT, SET_MANY_SCRIPT } from './redis-scripts.js';
+import { CAS_SCRIPT, DELETE_SCRIPT, GET_MANY_SCRIPT, SET_MANY_SCRIPT, SET_SCOPE_SCRIPT } from './redis-scripts.js';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
 import {
   closedError,
@@ -49,6 +49,7 @@ const MAX_BATCH = 256;
 
 interface ScriptedRedis extends Redis {
   stateSetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
+  stateSetScope(scopes: string, hash: string, ...args: string[]): Promise<(string | null)[]>;
   stateGetMany(keyCount: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   stateDelete(hash: string, scopes: string, scope: string, key: string): Promise<string | null>;
   stateCas(hash: string, scopes: string, ...args: string[]): Promise<number>;
@@ -85,6 +86,7 @@ export class RedisAdapter implements StateAdapter {
     redis.defineCommand('stateDelete', { numberOfKeys: 2, lua: DELETE_SCRIPT });
     redis.defineCommand('stateCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
     redis.defineCommand('stateSetMany', { lua: SET_MANY_SCRIPT });
+    redis.defineCommand('stateSetScope', { numberOfKeys: 2, lua: SET_SCOPE_SCRIPT });
     redis.defineCommand('stateGetMany', { lua: GET_MANY_SCRIPT });
     redis.on('error', (err: unknown) => options.logger?.warn({ err }, 'redis connection error'));
     this.redis = redis as ScriptedRedis;
@@ -231,6 +233,13 @@ export class RedisAdapter implements StateAdapter {
       }
     };
     const fail = (err: unknown): void => rejectAll(run, err);
+    const scope = run[0]!.scope;
+    if (run.every((q) => q.scope === scope)) {
+      const args: string[] = [scope];
+      for (const { key, json } of run) args.push(key, json!);
+      this.redis.stateSetScope(this.scopesKey, this.hashKey(scope), ...args).then(settle, fail);
+      return;
+    }
     const keys = [this.scopesKey];
     const args: string[] = [];
     for (const { scope, key, json } of run) {
