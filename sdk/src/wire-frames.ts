@@ -4,9 +4,9 @@
  * string of the envelope, which cost about as much as the rest of the frame's encoding. Here the keys are
  * constants, the invocation id is a UUID (checked where the frame is built, so it needs no escaping), a function
  * id's JSON text is remembered, and only the values that can hold anything (`data`, `result`, `metadata`, …) go
- * through `JSON.stringify`; a payload or result given as `JsonText` is written as its text. The text equals `JSON.stringify`
- * of the same frame (test/wire-frames.test.ts); frames of any other shape, or built elsewhere, are encoded by
- * `JSON.stringify` as before (`encodeFrame`).
+ * through `JSON.stringify`; a payload or result given as `JsonText` is written as its text. The text equals
+ * `JSON.stringify` of the same frame (test/wire-frames.test.ts); frames of any other shape, or built elsewhere, are
+ * encoded by `JSON.stringify` as before (`encodeFrame`).
  */
 import { JsonText } from './json-text.js';
 import type { ErrorBody, InvocationResult, InvokeFunction, TriggerActionWire } from './protocol.js';
