@@ -44,6 +44,7 @@ export {
   leasedChannelId,
   leasedChannelKey,
   leasePrefix,
+  isLeasePrefix,
   MAX_LEASED_NUMBER,
   parseLeasedChannelId,
   LEASE_CHANNELS_FUNCTION,

@@ -75,7 +75,15 @@ export function leasedChannelKey(secret: string, base: string): string {
   return digest.slice(0, KEY_CHARS);
 }
 
-const LEASED_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4})-([01])([0-9a-f]{11})$/;
+/** A lease prefix as `leasePrefix` makes it: the first four groups of a UUID, lower-case hex. */
+const PREFIX = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}';
+const LEASE_PREFIX = new RegExp(`^${PREFIX}$`);
+const LEASED_ID = new RegExp(`^(${PREFIX})-([01])([0-9a-f]{11})$`);
+
+/** `prefix` is in the form `leasePrefix` makes (so the ids named under it are hex digits and dashes). */
+export function isLeasePrefix(prefix: unknown): prefix is string {
+  return typeof prefix === 'string' && LEASE_PREFIX.test(prefix);
+}
 
 /** `id` as a leased channel's id; undefined when it is not one. */
 export function parseLeasedChannelId(id: string): LeasedChannelId | undefined {

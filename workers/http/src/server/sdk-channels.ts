@@ -20,6 +20,7 @@ import {
   ChannelWriter,
   InFlightMap,
   InFlightSet,
+  isLeasePrefix,
   LEASE_CHANNELS_FUNCTION,
   leasedChannelBase,
   leasedChannelId,
@@ -81,7 +82,7 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
           (answer) => {
             const { prefix, secret } = answer ?? {};
             // the prefix in the form the engine makes it (`leasePrefix`): the ids named under it need no escaping
-            if (typeof prefix !== 'string' || !LEASE_PREFIX.test(prefix) || typeof secret !== 'string') return;
+            if (!isLeasePrefix(prefix) || typeof secret !== 'string') return;
             if (generation() !== now) return;
             lease = new Lease(client, prefix, secret, now);
           },
@@ -132,8 +133,6 @@ export function sdkChannelPort(client: SvcClient, engineUrl: string): ChannelPor
 }
 
 const LEASE_RETRY_MS = 5_000;
-/** A lease prefix as the engine makes it: the first four groups of a UUID, lower-case. */
-const LEASE_PREFIX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$/;
 
 /** How often, at most, svc-http tells the engine below which number a lease's requests are over. */
 const RETIRE_EVERY_MS = 20;
