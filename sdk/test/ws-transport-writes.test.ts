@@ -1,12 +1,12 @@
 /**
  * How the WebSocket transport writes: the frames of one tick leave in one socket write (the server's socket sees
- * them arrive together, not frame by frame), and client frames carry an all-zero masking key. Checked on the bytes
- * a plain `ws` server's TCP socket receives.
+ * them arrive together, not frame by frame), and client frames carry an all-zero masking key, a data channel's
+ * writer's as well. Checked on the bytes a plain `ws` server's TCP socket receives.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WsTransport } from '../src/index.js';
+import { ChannelWriter, WsTransport } from '../src/index.js';
 import { TURN_FLUSH_BYTES } from '../src/connection/text-frame.js';
 import { waitFor } from '../../test/harness.js';
 
@@ -117,5 +117,22 @@ describe('WsTransport writes', () => {
       expect(seen.messages).toHaveLength(i + 1);
     }
     await t.close();
+  });
+
+  it("writes a data channel's chunks with an all-zero masking key, as they are", async () => {
+    const s = await server();
+    const writer = new ChannelWriter(s.url, { channel_id: 'c1', access_key: 'k', direction: 'write' });
+    const body = Buffer.alloc(1000, 0x61);
+    await new Promise<void>((resolve, reject) => writer.stream.write(body, (err) => (err ? reject(err) : resolve())));
+    let seen = await s.seen();
+    for (let i = 0; i < 100 && seen.messages.length < 1; i++) seen = await s.seen();
+    expect(seen.messages).toEqual(['a'.repeat(1000)]);
+    const wire = Buffer.concat(seen.chunks);
+    expect(wire[0]).toBe(0x82); // FIN, binary
+    expect(wire[1]).toBe(0x80 | 126); // masked, 16-bit length
+    expect(wire.readUInt16BE(2)).toBe(1000);
+    expect([...wire.subarray(4, 8)]).toEqual([0, 0, 0, 0]);
+    expect(wire.subarray(8, 1008).equals(body)).toBe(true); // the payload as it is, not XORed
+    writer.stream.destroy();
   });
 });

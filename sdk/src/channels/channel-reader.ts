@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import WebSocket from 'ws';
+import { zeroMask } from '../connection/zero-mask.js';
 import { ChannelClosedError, channelUrl, type StreamChannelRef } from './refs.js';
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -52,7 +53,11 @@ export class ChannelReader {
 
   private connect(): WebSocket {
     if (this.ws) return this.ws;
-    const ws = new WebSocket(this.url, { handshakeTimeout: HANDSHAKE_TIMEOUT_MS, perMessageDeflate: false });
+    const ws = new WebSocket(this.url, {
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      perMessageDeflate: false,
+      generateMask: zeroMask,
+    });
     this.ws = ws;
     ws.on('message', (data: Buffer, binary: boolean) => {
       if (!binary) {

@@ -8,6 +8,7 @@
  */
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
+import { zeroMask } from '../connection/zero-mask.js';
 import { channelUrl, type StreamChannelRef } from './refs.js';
 
 const FRAME_SIZE = 64 * 1024;
@@ -88,7 +89,11 @@ export class ChannelWriter {
 
   private socket(): WebSocket {
     if (this.ws) return this.ws;
-    const ws = new WebSocket(this.url, { handshakeTimeout: HANDSHAKE_TIMEOUT_MS, perMessageDeflate: false });
+    const ws = new WebSocket(this.url, {
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      perMessageDeflate: false,
+      generateMask: zeroMask,
+    });
     this.ws = ws;
     ws.on('error', (err) => {
       if (!this.stream.destroyed) this.stream.destroy(err);

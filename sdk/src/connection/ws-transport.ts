@@ -33,6 +33,7 @@ import {
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
 import { FrameWriter } from './frame-writer.js';
+import { zeroMask } from './zero-mask.js';
 import type { ClientTransport, TransportEvents } from './transport.js';
 import { encodeFrame } from '../codec.js';
 
@@ -324,15 +325,6 @@ export class WsTransport implements ClientTransport {
       else ws.close(1000, 'client closing');
     });
   }
-}
-
-/**
- * Client frames must carry a masking key (RFC 6455 §5.3), which exists to keep browser scripts from steering
- * cache-poisoning bytes through proxies. A worker process is not a browser page, so the key is all zeros: `ws`
- * then sends the payload as it is instead of drawing random bytes and copying the payload through an XOR.
- */
-function zeroMask(mask: Buffer): void {
-  mask.fill(0);
 }
 
 /**
