@@ -11,9 +11,9 @@
  * one), and consecutive gets by one `HMGET` (one scope) or one script call, so a burst costs one command, one socket
  * write, one reply and one timer in this process instead of one per call, and Redis runs one script instead of many.
  * Every other command first sends what waits, so Redis applies the calls in the order they were made. Other commands
- * (delete, update, list) are written as they are called: ioredis's auto-pipelining is off, since with the batching above it only wrapped each turn's
- * one command in a pipeline and put off its write by one more tick (`state::get` took ~2 µs more CPU per call in
- * svc-state with it on).
+ * (delete, update, list) are written as they are called: ioredis's auto-pipelining is off, since with the batching
+ * above it only wrapped each turn's one command in a pipeline and put off its write by one more tick (`state::get`
+ * took ~2 µs more CPU per call in svc-state with it on).
  *
  * The change feed carries the changes this process committed, in the order Redis applied them (one connection,
  * pipelined or not: replies come back in commit order). Triggers therefore fire in the process that committed the
