@@ -3,6 +3,7 @@
  * src/worker.ts with a function and an HTTP trigger, dev.mjs for `npm run dev`, svc-config.yaml, README.md).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join, relative, resolve } from 'node:path';
 import { EXIT, UsageError } from '../exit-codes.js';
 import * as templates from '../init/templates.js';
@@ -45,8 +46,8 @@ export function initCommand(args: InitArgs): Promise<number> {
 /** The SDK version this CLI ships with (the scaffold depends on it). */
 function sdkVersion(): string {
   try {
-    const url = new URL(import.meta.resolve('@svc/sdk/package.json'));
-    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { version?: unknown };
+    const file = createRequire(import.meta.url).resolve('@svc/sdk/package.json');
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown };
     return typeof pkg.version === 'string' ? pkg.version : '0.1.0';
   } catch {
     return '0.1.0';

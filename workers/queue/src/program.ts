@@ -12,7 +12,7 @@ import { registerQueueTriggerTypes, Subscriptions } from './triggers.js';
 
 const config = readQueueConfig();
 
-await runCapabilityWorker({
+void runCapabilityWorker({
   name: 'svc-queue',
   closeTimeoutMs: 8000,
   async start(client, logger) {

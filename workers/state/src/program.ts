@@ -12,7 +12,7 @@ import { StateTriggers } from './triggers.js';
 
 const config = readStateConfig();
 
-await runCapabilityWorker({
+void runCapabilityWorker({
   name: 'svc-state',
   async start(client, logger) {
     const adapter = await createAdapter(config.adapter, logger);

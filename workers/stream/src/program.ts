@@ -15,7 +15,7 @@ import { StreamStore } from './store.js';
 
 const config = readStreamConfig();
 
-await runCapabilityWorker({
+void runCapabilityWorker({
   name: 'svc-stream',
   async start(client, logger) {
     const adapter = await createAdapter(config.adapter, logger);
