@@ -18,6 +18,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 import { cjsRequirePlugin } from './bundle/cjs-require.mjs';
+import { dynamicImportPlugin } from './bundle/dynamic-import.mjs';
 import { moduleUrlPlugin } from './bundle/module-url.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,12 +60,14 @@ for (const dir of PROGRAMS) {
     // trims, rather than as CommonJS modules each wrapped in a function that runs when first required.
     resolve: { mainFields: ['module', 'main'] },
     logLevel: 'warn',
-    plugins: [cjsRequirePlugin(REQUIRED), moduleUrlPlugin(out)],
+    plugins: [cjsRequirePlugin(REQUIRED), moduleUrlPlugin(out), dynamicImportPlugin()],
     // The SDK loads the OTLP serializers on first use; in svc-otel its exporters import them anyway, so that lazy
     // import is simply part of the main chunk there: expected, not worth a warning on every build.
     checks: { ineffectiveDynamicImport: false },
   });
-  const { output } = await bundle.write({ dir: next, format: 'esm', sourcemap: true });
+  // CommonJS, so that config/kit/src/compile-cache.ts can run it with V8's code cache (Node 20 caches no ES
+  // module); strict, as the ES modules it is made of are
+  const { output } = await bundle.write({ dir: next, format: 'cjs', banner: "'use strict';", sourcemap: true });
   await bundle.close();
   const stamps = new Set();
   for (const chunk of output) {
@@ -73,6 +76,8 @@ for (const dir of PROGRAMS) {
   }
   const inputs = Object.fromEntries([...stamps].sort().map((file) => [relative(next, file), statSync(file).mtimeMs]));
   writeFileSync(join(next, 'inputs.json'), `${JSON.stringify(inputs, null, 2)}\n`);
+  // the packages are ES modules ("type": "module"); the bundle's files are not
+  writeFileSync(join(next, 'package.json'), '{ "type": "commonjs" }\n');
   swapIn(next, out);
 }
 

@@ -4,16 +4,37 @@
  * was made from (its `import.meta.url` is the original's), while the same words inside a string stay as written.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAst } from 'rolldown/parseAst';
 import { pathToFileURL } from 'node:url';
-import { rolldown } from 'rolldown';
+import { rolldown, type InputOptions } from 'rolldown';
 import { afterEach, describe, expect, it } from 'vitest';
 import { currentProgram } from '../../config/kit/src/bundle.js';
 import { cjsRequirePlugin } from '../../scripts/bundle/cjs-require.mjs';
+import { dynamicImportPlugin } from '../../scripts/bundle/dynamic-import.mjs';
 import { moduleUrlPlugin } from '../../scripts/bundle/module-url.mjs';
 import { ROOT, freePort, waitFor } from '../harness.js';
+
+/** Bundles `<dir>/src/entry.js` into `<dir>/out/bundle` in `format`, with `options` (plugins, externals). */
+async function bundleEntry(dir: string, format: 'esm' | 'cjs', options: Partial<InputOptions>): Promise<string> {
+  const out = join(dir, 'out/bundle');
+  const bundle = await rolldown({ input: join(dir, 'src/entry.js'), platform: 'node', logLevel: 'silent', ...options });
+  await bundle.write({ dir: out, format });
+  await bundle.close();
+  return out;
+}
 
 const EXECUTABLES = [
   'cli',
@@ -33,6 +54,53 @@ describe('program bundles', () => {
     expect(currentProgram(main), 'stale bundle: run npm run build').toBe(
       pathToFileURL(join(ROOT, executable, 'dist/bundle/program.js')).href,
     );
+  });
+
+  it.each(EXECUTABLES)('%s/dist/bundle is strict CommonJS, with the files it requires beside it', (executable) => {
+    const dir = join(ROOT, executable, 'dist/bundle');
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.startsWith('"use strict";'), file).toBe(true);
+      for (const [, chunk] of text.matchAll(/(?:= |=> )require\("\.\/([^"]+)"\)/g))
+        expect(existsSync(join(dir, chunk!))).toBe(true);
+    }
+  });
+
+  it.each(EXECUTABLES)(
+    '%s/dist/bundle imports at run time only through the hook a cached script can use',
+    (executable) => {
+      const dir = join(ROOT, executable, 'dist/bundle');
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+        const imports: string[] = [];
+        const walk = (node: unknown, inHook: boolean): void => {
+          if (Array.isArray(node)) return node.forEach((n) => walk(n, inHook));
+          if (node === null || typeof node !== 'object') return;
+          const n = node as { type?: string; id?: { name?: string } };
+          const hook = inHook || (n.type === 'FunctionDeclaration' && n.id?.name?.startsWith('__svcImport') === true);
+          if (n.type === 'ImportExpression' && !hook) imports.push(JSON.stringify(node).slice(0, 200));
+          for (const key in n) if (key !== 'parent') walk((n as Record<string, unknown>)[key], hook);
+        };
+        walk(parseAst(readFileSync(join(dir, file), 'utf8')), false);
+        expect(imports, file).toEqual([]);
+      }
+    },
+  );
+
+  it('svc writes the code cache of what it ran when it exits, and a second run uses it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-compile-cache-'));
+    const env = { ...process.env, SVC_COMPILE_CACHE: dir };
+    const run = () =>
+      spawnSync(process.execPath, [join(ROOT, 'cli/dist/main.js'), '--version'], { encoding: 'utf8', env });
+    expect(run().status).toBe(0);
+    const [bundleDir] = readdirSync(dir);
+    const cached = readdirSync(join(dir, bundleDir!));
+    expect(cached.some((f) => f.startsWith('program.js.'))).toBe(true);
+    const stamps = cached.map((f) => statSync(join(dir!, bundleDir!, f)).mtimeMs);
+    const again = run();
+    expect(again.stdout).toMatch(/^svc \d/);
+    // every cache was used, so none was written again
+    expect(readdirSync(join(dir, bundleDir!)).map((f) => statSync(join(dir!, bundleDir!, f)).mtimeMs)).toEqual(stamps);
   });
 
   it('svc started without its bundle says why in its ready log line and banner', async () => {
@@ -101,15 +169,7 @@ describe('program bundles', () => {
       join(dir, 'src/entry.js'),
       "import { text, spelled, own } from './deep/lib.js';\nconsole.log(JSON.stringify({ text, spelled, own }));\n",
     );
-    const out = join(dir, 'out/bundle');
-    const bundle = await rolldown({
-      input: join(dir, 'src/entry.js'),
-      platform: 'node',
-      logLevel: 'silent',
-      plugins: [moduleUrlPlugin(out)],
-    });
-    await bundle.write({ dir: out, format: 'esm' });
-    await bundle.close();
+    const out = await bundleEntry(dir, 'esm', { plugins: [moduleUrlPlugin(join(dir, 'out/bundle'))] });
     const res = spawnSync(process.execPath, [join(out, 'entry.js')], { encoding: 'utf8' });
     expect(res.stderr).toBe('');
     expect(JSON.parse(res.stdout)).toEqual({
@@ -117,6 +177,38 @@ describe('program bundles', () => {
       spelled: 'import.meta.url',
       own: pathToFileURL(join(src, 'lib.js')).href,
     });
+  });
+
+  it('a bundle run from its code cache still imports a computed specifier', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-bundle-import-'));
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src/esm.mjs'), "export const from = 'an ES module';\n");
+    writeFileSync(
+      join(dir, 'src/entry.js'),
+      [
+        "import { pathToFileURL } from 'node:url';",
+        'const target = pathToFileURL(process.argv.at(-1)).href;',
+        'import(target).then((m) => console.log(m.from));',
+      ].join('\n'),
+    );
+    const out = await bundleEntry(dir, 'cjs', {
+      plugins: [dynamicImportPlugin()],
+    });
+    const kit = pathToFileURL(join(ROOT, 'config/kit/dist/compile-cache.js')).href;
+    const script = `import { runBundle } from '${kit}'; runBundle(${JSON.stringify(join(out, 'entry.js'))});`;
+    const run = () =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', script, join(dir!, 'src/esm.mjs')], {
+        encoding: 'utf8',
+      });
+    for (const round of ['compiled', 'from the cache']) {
+      const res = run();
+      expect(res.stderr, round).toBe('');
+      expect(res.stdout, round).toBe('an ES module\n');
+    }
+    expect(readdirSync(join(out, '.compile-cache')).some((f) => f.startsWith('entry.js.'))).toBe(true);
+    // and without the loader, as `node dist/bundle/program.js` runs it
+    const plain = spawnSync(process.execPath, [join(out, 'entry.js'), join(dir, 'src/esm.mjs')], { encoding: 'utf8' });
+    expect(plain.stdout).toBe('an ES module\n');
   });
 
   it('CommonJS packages are required from the bundle, with the default and named exports an import gives', async () => {
@@ -148,16 +240,10 @@ describe('program bundles', () => {
         '}));',
       ].join('\n'),
     );
-    const out = join(dir, 'out/bundle');
-    const bundle = await rolldown({
-      input: join(dir, 'src/entry.js'),
-      platform: 'node',
-      logLevel: 'silent',
+    const out = await bundleEntry(dir, 'esm', {
       external: (id) => /^(ws|pino|better-sqlite3)\//.test(id),
       plugins: [cjsRequirePlugin(['ws', 'pino', 'better-sqlite3', 'odd-keys'], join(dir, 'src/entry.js'))],
     });
-    await bundle.write({ dir: out, format: 'esm' });
-    await bundle.close();
     const code = readdirSync(out)
       .map((f) => readFileSync(join(out, f), 'utf8'))
       .join('\n');

@@ -6,12 +6,14 @@
  * records what it was made from: the build-info file of each TypeScript project it took modules from (`tsc -b`
  * rewrites one whenever it builds that project) and the package.json of each package it took from node_modules,
  * with their modification times. The bundle runs only while they all still match, so after a plain `tsc -b` the
- * executable runs `dist/program.js`, never a stale bundle. Imports nothing but node:fs, node:path and node:v8.
+ * executable runs `dist/program.js`, never a stale bundle. The bundle is CommonJS, run with V8's code cache
+ * (compile-cache.ts). Imports nothing but node builtins.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { runBundle } from './compile-cache.js';
 
 /**
  * Turns off V8's allocation-site pretenuring for this process; called by an executable's `main.js` before its
@@ -47,6 +49,16 @@ export function currentProgram(mainUrl: string): string {
   const bundle = bundleState(join(dist, 'bundle'));
   unbundled = bundle.stale;
   return pathToFileURL(bundle.program ?? join(dist, 'program.js')).href;
+}
+
+/**
+ * Runs the program of the executable whose `main.js` is at `mainUrl`: its bundle when it is current (CommonJS, with
+ * the code cache: compile-cache.ts), else `./program.js` (ES modules, imported).
+ */
+export async function runProgram(mainUrl: string): Promise<void> {
+  const url = currentProgram(mainUrl);
+  if (unbundled === undefined) runBundle(fileURLToPath(url));
+  else await import(url);
 }
 
 /**

@@ -3,6 +3,6 @@
  * The svc-cron executable: runs the worker program (program.ts), from its bundle when `npm run build` made one
  * and it is current (`@svc/config-kit/bundle`).
  */
-import { currentProgram } from '@svc/config-kit/bundle';
+import { runProgram } from '@svc/config-kit/bundle';
 
-await import(currentProgram(import.meta.url));
+await runProgram(import.meta.url);
