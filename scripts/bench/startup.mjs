@@ -1,6 +1,8 @@
 // Start-up time of `svc`, from spawning the process to its "svc ready" banner (the engine accepts workers and every
 // spawned capability worker has registered). Rows: the engine alone (empty module list), the full embedded default
-// stack (all five capability workers), and the floor: a bare `node -e 0` start in the same run.
+// stack (all five capability workers), and the floor: a bare `node -e 0` start in the same run. Each executable
+// runs with the code cache its earlier starts left (config/kit/src/compile-cache.ts); the engine alone without it
+// is reported beside.
 // Targets: engine alone < 300 ms, full default stack < 1.5 s.
 //   node scripts/bench/run.mjs startup      (needs `npm run build` first)
 import { spawn } from 'node:child_process';
@@ -90,6 +92,17 @@ export async function run({ log }) {
   const engineCpu = median(cpuAtReady.splice(0));
   log(`engine alone: ${engineRuns.map((v) => v.toFixed(0)).join(', ')} ms`);
 
+  // The first start after `npm run build` (which replaces the bundle and its code cache), for reference.
+  const uncachedRuns = [];
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, `engine-uncached-${i}.yaml`);
+    writeFileSync(file, `port: ${await freePort()}\nmodules: []\n`);
+    uncachedRuns.push(await timeUntil([CLI, '-c', file], { pattern: 'svc ready', env: { SVC_COMPILE_CACHE: 'off' } }));
+  }
+  const uncached = median(uncachedRuns);
+  const uncachedCpu = median(cpuAtReady.splice(0));
+  log(`engine alone without the code cache: ${uncachedRuns.map((v) => v.toFixed(0)).join(', ')} ms`);
+
   const stackRuns = [];
   for (let i = 0; i < 3; i++) {
     const dataDir = mkdtempSync(join(dir, 'data-'));
@@ -122,6 +135,11 @@ export async function run({ log }) {
     {
       name: 'engine alone: CPU time of the svc process until ready (less sensitive to machine load)',
       value: Math.round(engineCpu),
+      unit: 'ms',
+    },
+    {
+      name: 'engine alone without the code cache (the first start after a build): to ready; CPU',
+      value: `${Math.round(uncached)}; ${Math.round(uncachedCpu)}`,
       unit: 'ms',
     },
     {
