@@ -95,6 +95,8 @@ describe('compile cache', () => {
     const program = join(bundle, 'program.js');
     writeFileSync(program, `${readFileSync(program, 'utf8').replace('40, 2', '40, 3')}exports.changed = true;\n`);
     expect(load()).toMatchObject({ exports: { changed: true, result: { sum: 43 } }, uses: ['missing', 'used'] });
+    // the earlier text's cache is gone, so the directory does not grow with every build
+    expect(readdirSync(cache).filter((f) => f.startsWith('program.js.'))).toHaveLength(1);
     // its cache is the new text's from now on
     expect(load()).toMatchObject({ exports: { result: { sum: 43 } }, uses: ['used', 'used'] });
   });

@@ -12,7 +12,7 @@
  * compile. `SVC_COMPILE_CACHE=off` turns it off; `SVC_COMPILE_CACHE=<dir>` puts it in another directory.
  * Imports nothing but node builtins.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
@@ -46,6 +46,8 @@ export type CacheUse = 'used' | 'missing' | 'rejected' | 'off';
 interface Unsaved {
   script: Script;
   cacheFile: string;
+  /** The bundle file it is the cache of. */
+  source: string;
 }
 
 /**
@@ -92,11 +94,19 @@ export class BundleLoader {
     if (this.cacheDir === undefined || this.unsaved.length === 0) return;
     try {
       mkdirSync(this.cacheDir, { recursive: true });
-      for (const { script, cacheFile } of this.unsaved) {
+      const present = readdirSync(this.cacheDir);
+      for (const { script, cacheFile, source } of this.unsaved) {
         // written beside, then renamed over: a process starting meanwhile reads a whole file or none
         const partial = `${cacheFile}.${process.pid}.partial`;
         writeFileSync(partial, script.createCachedData());
         renameSync(partial, cacheFile);
+        // the caches of the file's earlier versions (a directory set by SVC_COMPILE_CACHE outlives rebuilds)
+        const earlier = `${basename(source)}.`;
+        for (const file of present) {
+          if (file.startsWith(earlier) && file.endsWith('.v8') && join(this.cacheDir, file) !== cacheFile) {
+            rmSync(join(this.cacheDir, file), { force: true });
+          }
+        }
       }
     } catch {
       // a read-only install, a full disk: the next start compiles from source, as without a cache
@@ -124,7 +134,7 @@ export class BundleLoader {
             ? 'rejected'
             : 'used';
     this.cacheUse.set(filename, use);
-    if (cacheFile !== undefined && use !== 'used') this.unsaved.push({ script, cacheFile });
+    if (cacheFile !== undefined && use !== 'used') this.unsaved.push({ script, cacheFile, source: filename });
     return script;
   }
 
