@@ -5,18 +5,27 @@ import { afterEach, expect, it } from 'vitest';
 import { RedisAdapter } from '../src/adapters/redis.js';
 import type { StateChange } from '../src/adapters/types.js';
 import { updateMutation } from '../src/update-mutation.js';
-import { REDIS_URL, redisAnswers } from './support/stores.js';
+import { REDIS_URL, deletePrefix, redisAnswers } from './support/stores.js';
 
 // Redis is an external service (CI starts it with scripts/services.sh); without it these cases cannot run.
 const redisUp = await redisAnswers();
 const opened: RedisAdapter[] = [];
+const prefixes: string[] = [];
+
+/** A key prefix of this file's own, whose keys are deleted after the case. */
+function testPrefix(): string {
+  const prefix = `svc-test:${randomUUID()}:`;
+  prefixes.push(prefix);
+  return prefix;
+}
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
+  await Promise.all(prefixes.splice(0).map((prefix) => deletePrefix(prefix)));
 });
 
 async function pair(): Promise<[RedisAdapter, RedisAdapter, StateChange[], StateChange[]]> {
-  const keyPrefix = `svc-test:${randomUUID()}:`;
+  const keyPrefix = testPrefix();
   const a = new RedisAdapter({ url: REDIS_URL, keyPrefix });
   const b = new RedisAdapter({ url: REDIS_URL, keyPrefix });
   opened.push(a, b);
@@ -51,7 +60,7 @@ it.skipIf(!redisUp)('fails to start with store_open_failed and a redacted URL wh
 it.skipIf(!redisUp)(
   'a value another program left in Redis that is not JSON fails its own get, not the batch',
   async () => {
-    const keyPrefix = `svc-test:${randomUUID()}:`;
+    const keyPrefix = testPrefix();
     const raw = new Redis(REDIS_URL);
     await raw.hset(`${keyPrefix}scope:s`, 'bad', '{not json', 'good', '{"n":1}');
     raw.disconnect();

@@ -56,7 +56,8 @@ export const redisStore: StoreKind = {
   },
 };
 
-async function deletePrefix(prefix: string): Promise<void> {
+/** Deletes every Redis key under `prefix` (a test's own). */
+export async function deletePrefix(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {
     const keys = await redis.keys(`${prefix}*`);
