@@ -3,7 +3,7 @@
 // kit, zod, OpenTelemetry, pino and ws) into `dist/bundle/program.js`, which the executable's `main.js` runs
 // instead: a few files instead of hundreds of modules, whose resolving, reading and linking was most of a
 // process's start-up CPU time. Native and optional clients (SQLite, Redis, BullMQ, RabbitMQ) and pino-pretty stay
-// in node_modules (required, not imported: scripts/bundle/cjs-require.mjs), so do ws's optional native helpers
+// in node_modules (required, as the bundle is CommonJS), so do ws's optional native helpers
 // (bufferutil, utf-8-validate: ws requires them in a try, and uses them when installed), and modules loaded on
 // demand (a store's adapter, the OTLP serializers, the YAML parser, a command of `svc`) stay separate chunks,
 // loaded on demand.
@@ -17,7 +17,6 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
-import { cjsRequirePlugin } from './bundle/cjs-require.mjs';
 import { dynamicImportPlugin } from './bundle/dynamic-import.mjs';
 import { moduleUrlPlugin } from './bundle/module-url.mjs';
 
@@ -27,8 +26,6 @@ const PROGRAMS = [
   ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((worker) => join('workers', worker)),
 ];
 const EXTERNAL = /^(better-sqlite3|ioredis|bullmq|amqplib|pino-pretty|bufferutil|utf-8-validate)(\/|$)/;
-/** Those whose bare imports are required rather than imported (CommonJS; scripts/bundle/cjs-require.mjs). */
-const REQUIRED = ['better-sqlite3', 'ioredis', 'bullmq', 'amqplib', 'pino-pretty'];
 
 /**
  * The file whose modification time changes whenever module `id` may have: the package.json of its package in
@@ -55,12 +52,12 @@ for (const dir of PROGRAMS) {
   const bundle = await rolldown({
     input: program,
     platform: 'node',
-    external: (id) => EXTERNAL.test(id) && !REQUIRED.includes(id),
+    external: (id) => EXTERNAL.test(id),
     // A package with both (OpenTelemetry's) is taken as its ES modules, which the bundler hoists into one scope and
     // trims, rather than as CommonJS modules each wrapped in a function that runs when first required.
     resolve: { mainFields: ['module', 'main'] },
     logLevel: 'warn',
-    plugins: [cjsRequirePlugin(REQUIRED), moduleUrlPlugin(out), dynamicImportPlugin()],
+    plugins: [moduleUrlPlugin(out), dynamicImportPlugin()],
     // The SDK loads the OTLP serializers on first use; in svc-otel its exporters import them anyway, so that lazy
     // import is simply part of the main chunk there: expected, not worth a warning on every build.
     checks: { ineffectiveDynamicImport: false },
