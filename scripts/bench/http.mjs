@@ -1,4 +1,3 @@
-/* global clearTimeout, fetch */
 /**
  * HTTP benchmark: requests/s and latency (p50, p99) of GET /bench/hello through svc-http → engine → worker → back,
  * driven by autocannon at 100 connections, beside a plain node http server answering the same JSON in one process
@@ -9,12 +8,12 @@
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, portOpen } from './lib/net.mjs';
+import { start, startHttpPath, waitForStatus } from './lib/processes.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
@@ -29,53 +28,6 @@ const profiled = (name) =>
   process.env.BENCH_PROF === '1'
     ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
     : [];
-
-function start(script, args, env, readyText, execArgv = []) {
-  const proc = spawn(process.execPath, [...execArgv, join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const ready = new Promise((res, rej) => {
-    if (readyText === undefined) res();
-    const timer = setTimeout(() => rej(new Error(`${script} not ready in 15 s:\n${out}`)), 15000);
-    if (readyText === undefined) clearTimeout(timer);
-    const onData = (chunk) => {
-      out += chunk;
-      if (readyText !== undefined && out.includes(readyText)) {
-        clearTimeout(timer);
-        res();
-      }
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => rej(new Error(`${script} exited with ${code}:\n${out}`)));
-  });
-  const stop = () =>
-    new Promise((res) => {
-      if (proc.exitCode !== null) return res();
-      proc.once('exit', () => res());
-      proc.kill('SIGTERM');
-      setTimeout(() => proc.kill('SIGKILL'), 5000).unref();
-    });
-  return { proc, ready, stop };
-}
-
-async function waitForStatus(url, status, timeoutMs = 10000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.status === status) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
 function cpuSeconds(pid) {
@@ -128,43 +80,17 @@ export async function run({ log = console.log } = {}) {
     const floorPort = await freePort();
     const floor = start('scripts/bench/http-floor-server.mjs', [], { PORT: String(floorPort) }, 'listening');
     procs.push(floor);
-    const enginePort = await freePort();
-    const engine = start(
-      'engine/dist/main.js',
-      ['--port', String(enginePort), '--log-level', 'warn'],
-      {},
-      undefined,
-      profiled('engine'),
-    );
-    procs.push(engine);
-    const svcUrl = `ws://127.0.0.1:${enginePort}`;
-    const httpPort = await freePort();
     await floor.ready;
-    // The engine logs nothing at warn on start: wait for its port by letting svc-http connect (it retries).
-    const http = start(
-      'workers/http/dist/main.js',
-      [],
-      {
-        SVC_URL: svcUrl,
-        SVC_LOG_LEVEL: 'info',
-        SVC_MODULE_CONFIG: JSON.stringify({ host: '127.0.0.1', port: httpPort }),
-      },
-      'svc-http listening',
-      profiled('svc-http'),
-    );
-    procs.push(http);
-    await http.ready;
-    const worker = start(
-      'scripts/bench/http-bench-worker.mjs',
-      [],
-      { SVC_URL: svcUrl },
-      'ready',
-      profiled('bench-worker'),
-    );
-    procs.push(worker);
-    await worker.ready;
-    const svcTarget = `http://127.0.0.1:${httpPort}/bench/hello`;
-    await waitForStatus(svcTarget, 200);
+    const {
+      engine,
+      http,
+      worker,
+      url: svcTarget,
+    } = await startHttpPath(procs, {
+      engine: profiled('engine'),
+      http: profiled('svc-http'),
+      worker: profiled('bench-worker'),
+    });
     const molTarget = await startMoleculerWeb(procs, log);
 
     // Two alternating rounds (floor, svc, floor, svc), averaged: a machine whose load changes during the run
