@@ -11,7 +11,7 @@
  *
  *   node scripts/bench/profiles.mjs        (after `npm run build`)
  */
-import { mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -51,6 +51,7 @@ async function profileEngine(dir) {
   if (written === undefined) throw new Error(`the engine wrote no profile to ${engineDir}`);
   const file = join(dir, 'engine-256.cpuprofile');
   renameSync(join(engineDir, written), file);
+  rmdirSync(engineDir);
   return { file, rate: `${Math.round(perSecond)} calls/s` };
 }
 
