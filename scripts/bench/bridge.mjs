@@ -12,11 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { registerWorker } from '../../sdk/dist/index.js';
 import { freePort, probe, round2, waitUntil } from './lib/net.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OPS = Number(process.env.SVC_BENCH_BRIDGE_OPS ?? 10000);
@@ -124,7 +125,4 @@ export async function run({ log = console.log } = {}) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const rows = await run();
-  console.table(rows);
-}
+runWhenCalledDirectly(import.meta.url, run);

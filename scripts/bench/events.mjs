@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { WebSocket } from 'ws';
 import { portOpen } from './lib/net.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'events-child.mjs');
@@ -330,8 +331,4 @@ function row(name, value, floor, unit, digits) {
   return { name, value: round(value, digits), unit, floor: round(floor, digits), ratio: round(value / floor, 2) };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rows = await run({ log: console.log });
-  console.table(rows);
-  process.exit(0);
-}
+runWhenCalledDirectly(import.meta.url, run, { log: console.log });

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, portOpen } from './lib/net.mjs';
 import { start, startHttpPath, waitForStatus } from './lib/processes.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
@@ -168,12 +169,4 @@ export async function run({ log = console.log } = {}) {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  run().then(
-    (rows) => console.table(rows),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenCalledDirectly(import.meta.url, run);

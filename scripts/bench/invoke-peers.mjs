@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portOpen } from './lib/net.mjs';
 import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -229,6 +230,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  run().then((rows) => console.table(rows));
-}
+runWhenCalledDirectly(import.meta.url, run);

@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -273,6 +274,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  run().then((rows) => console.table(rows));
-}
+runWhenCalledDirectly(import.meta.url, run);

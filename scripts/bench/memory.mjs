@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { stopProcess } from './invoke/procs.mjs';
 import { freePort, probe, waitUntil } from './lib/net.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -193,6 +194,4 @@ export async function run({ log = console.log } = {}) {
   ];
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
-  run().then((rows) => console.table(rows));
-}
+runWhenCalledDirectly(import.meta.url, run);

@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { role, startEngineProcess } from './invoke/procs.mjs';
 import { profileLines, summariseProfile } from './lib/profile.mjs';
 import { startHttpPath } from './lib/processes.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 3);
@@ -106,12 +107,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  run().then(
-    (rows) => console.table(rows),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenCalledDirectly(import.meta.url, run);

@@ -22,12 +22,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BrokerAdapter, BuiltinQueueAdapter, KvserverAdapter } from '../../workers/queue/dist/index.js';
 import { freePort, waitUntil, probe, portOpen } from './lib/net.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const JOBS = Number(process.env.SVC_BENCH_QUEUE_JOBS ?? 20000);
@@ -318,8 +319,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  const rows = await run();
-  console.table(rows);
-  process.exit(0);
-}
+runWhenCalledDirectly(import.meta.url, run);

@@ -16,12 +16,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { FileAdapter, MemoryAdapter, RedisAdapter } from '../../workers/state/dist/index.js';
 import { registerWorker } from '../../sdk/dist/index.js';
 import { freePort, waitUntil, probe, portOpen, round2 } from './lib/net.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OPS = Number(process.env.SVC_BENCH_STATE_OPS ?? 10000);
@@ -330,7 +331,4 @@ export async function run({ log = console.log } = {}) {
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const rows = await run();
-  console.table(rows);
-}
+runWhenCalledDirectly(import.meta.url, run);

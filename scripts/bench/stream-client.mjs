@@ -24,6 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { cpuMicros } from './invoke/procs.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
 import { freePort } from './lib/net.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -314,8 +315,4 @@ export async function run({ log = console.log } = {}) {
   ];
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rows = await run({ log: (m) => console.error(m) });
-  console.table(rows);
-  process.exit(0);
-}
+runWhenCalledDirectly(import.meta.url, run, { log: (m) => console.error(m) });

@@ -20,6 +20,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { calledDirectly } from './lib/main.mjs';
 import { freePort } from './lib/net.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -315,7 +316,7 @@ export async function run({ log } = {}) {
 
 if (!isMainThread) {
   await clientThread(workerData);
-} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+} else if (calledDirectly(import.meta.url)) {
   const rows = await run({ log: (m) => console.error(m) });
   for (const r of rows) {
     console.log(
