@@ -178,6 +178,22 @@ describe('replicas', () => {
     invoke(caller.worker, 'f');
     expect(caller.conn.of('invocationresult').at(-1)?.error?.code).toBe('function_not_found');
   });
+  it('passes over a replica whose connection stopped taking frames before the core heard it closed', () => {
+    core = new EngineCore({ logger });
+    const a = connect();
+    const b = connect();
+    const caller = connect();
+    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
+    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    a.conn.closed = true; // its peer is gone; the core has not detached it yet
+    for (let i = 0; i < 4; i++) invoke(caller.worker, 'f');
+    expect(b.conn.of('invokefunction')).toHaveLength(4);
+    expect(caller.conn.of('invocationresult')).toHaveLength(0);
+    // with no replica open, the call fails as before: nothing takes it
+    b.conn.closed = true;
+    invoke(caller.worker, 'f');
+    expect(caller.conn.of('invocationresult').at(-1)?.error?.code).toBe('channel_send_failed');
+  });
 });
 
 describe('cancellation', () => {

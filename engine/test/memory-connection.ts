@@ -13,6 +13,10 @@ export class MemoryConnection implements Connection {
     this.features = new Set(features);
   }
 
+  get open(): boolean {
+    return !this.closed;
+  }
+
   send(message: EngineToWorker): boolean {
     if (this.closed) return false;
     this.sent.push(JSON.parse(JSON.stringify(message)) as EngineToWorker);

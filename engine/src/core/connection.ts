@@ -37,6 +37,11 @@ export interface Connection {
    * `declined` when it cannot (the core then re-encodes).
    */
   relayResult?(raw: RawFrame): ForwardOutcome;
+  /**
+   * Optional: false once the connection takes no more frames (its peer is gone or it is closing), which can be a
+   * moment before the core is told it closed. A replicated function's calls go to a replica that is still open.
+   */
+  readonly open?: boolean;
   /** Closes the connection (used when a `reattach` evicts an old connection). Idempotent. */
   close(code?: number, reason?: string): void;
   /** Optional protocol features announced at connect (`x-svc-features`), e.g. `cancel`. */

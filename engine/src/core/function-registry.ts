@@ -119,21 +119,24 @@ export class ReplicaSet implements FunctionEntry {
     return this.members[this.members.length - 1]!;
   }
 
+  /**
+   * The replica with the fewest calls in flight, round-robin among equals; one whose connection no longer takes
+   * frames (a killed worker, before the core is told) is passed over while another is open.
+   */
   pick(): Replica {
     const replicas = this.members;
     const n = replicas.length;
-    let best = replicas[this.next % n]!;
-    let bestIndex = this.next % n;
-    for (let k = 1; k < n; k++) {
+    let bestIndex = -1;
+    for (let k = 0; k < n; k++) {
       const i = (this.next + k) % n;
       const r = replicas[i]!;
-      if (r.inFlight < best.inFlight) {
-        best = r;
-        bestIndex = i;
-      }
+      if (r.worker.conn.open === false) continue;
+      if (bestIndex < 0 || r.inFlight < replicas[bestIndex]!.inFlight) bestIndex = i;
     }
+    // none open: the first in turn, whose send fails as the call's answer says
+    if (bestIndex < 0) bestIndex = this.next % n;
     this.next = (bestIndex + 1) % n;
-    return best;
+    return replicas[bestIndex]!;
   }
 
   find(worker: Worker): Replica | undefined {

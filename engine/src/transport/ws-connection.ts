@@ -100,6 +100,10 @@ export class WsConnection implements Connection, Beating {
     return true;
   }
 
+  get open(): boolean {
+    return !this.closed && this.ws.readyState === WebSocket.OPEN;
+  }
+
   close(code = 1000, reason = ''): void {
     if (this.closed) return;
     this.closed = true;
