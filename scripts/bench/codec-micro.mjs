@@ -2,10 +2,13 @@
 // plain maps and with records), for the invoke frame of the invoke benchmark (100 B payload). Prints ns per
 // operation; the measurement behind keeping JSON on the wire (docs/performance.md, "msgpack, measured"). Then the
 // engine's own invoke frames (an event delivery: its payload once shared by a fan-out, once not) written by
-// `JSON.stringify` and by the engine's field-by-field writer (`encodeInvoke`; needs `npm run build`).
+// `JSON.stringify` and by the engine's field-by-field writer (`encodeInvoke`; needs `npm run build`); last, an
+// invocation id's life made by `crypto.randomUUID` and by the SDK's `newUuid`.
 //   node scripts/bench/codec-micro.mjs [iterations (1000000)]
 // Helper (exports no `run`).
 import { Buffer } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import { newUuid } from '@svc/sdk/core';
 import { Packr } from 'msgpackr';
 import { encodeInvoke, release, share } from '../../engine/dist/transport/shared-payload.js';
 
@@ -59,3 +62,23 @@ bench('engine delivery: encodeInvoke + UTF-8 bytes', () => Buffer.from(encodeInv
 share(payload);
 bench('engine delivery, shared payload: encodeInvoke + UTF-8', () => Buffer.from(encodeInvoke(event)));
 release(payload);
+
+// An invocation id's life in the engine and the SDK: made, kept in a Map of the calls in flight, written into a
+// frame, then found by the copy the answer carries (a slice of the answer's text) and deleted. `crypto.randomUUID`
+// returns a rope of twenty pieces that is flattened when first hashed or written; `newUuid` one flat string.
+const inFlight = new Map();
+const frameBytes = Buffer.alloc(1 << 16);
+let frameAt = 0;
+const idLife = (make) => () => {
+  const id = make();
+  inFlight.set(id, frameAt);
+  const text = `{"type":"invokefunction","invocation_id":"${id}","function_id":"bench::on-3","data":{"t":1}}`;
+  if (frameAt > 60_000) frameAt = 0;
+  frameAt += frameBytes.write(text, frameAt);
+  const answer = `{"type":"invocationresult","invocation_id":"${id}","function_id":"bench::on-3"}`;
+  const found = answer.slice(44, 80);
+  if (inFlight.get(found) === undefined) throw new Error('id not found');
+  inFlight.delete(found);
+};
+bench('invocation id: crypto.randomUUID, kept, written', idLife(randomUUID));
+bench('invocation id: newUuid, kept, written', idLife(newUuid));

@@ -3,7 +3,7 @@
  * `00-<32 hex trace id>-<16 hex parent span id>-<2 hex flags>`. The SDK carries an invocation's trace onward
  * (same trace id, a new span id) so a future tracer that reads these headers sees one connected trace.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomHex } from './random-ids.js';
 
 const TRACEPARENT_RE = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = '0'.repeat(32);
@@ -28,24 +28,6 @@ export function parseTraceparent(value: string | undefined): TraceParent | undef
 
 export function formatTraceparent(tp: TraceParent): string {
   return `00-${tp.traceId}-${tp.spanId}-${tp.flags}`;
-}
-
-/**
- * Random bytes for ids come from one pool refilled 4 KiB at a time (as crypto.randomUUID does): a randomBytes call
- * per span id costs more than the rest of a trace-context hop. Each id takes bytes no other id has used.
- */
-const POOL_SIZE = 4096;
-const pool = Buffer.alloc(POOL_SIZE);
-let poolOffset = POOL_SIZE;
-
-function randomHex(bytes: number): string {
-  if (poolOffset + bytes > POOL_SIZE) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
-  poolOffset += bytes;
-  return hex;
 }
 
 export function newSpanId(): string {

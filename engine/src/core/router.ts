@@ -5,6 +5,7 @@
  * one length check more than routing it.
  */
 import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
+import { newUuid } from '@svc/sdk/core';
 import type { CallOptions, CallRequest, InvocationOutcome } from './call.js';
 import { traceIdOf } from './call.js';
 import type { ForwardOutcome, RawFrame } from './connection.js';
@@ -196,7 +197,7 @@ export class Router {
     const table = this.lifecycle.table;
     const ownId = call.callerInvocationId;
     const sameId = ownId !== undefined && !table.has(ownId);
-    const id = sameId ? ownId : crypto.randomUUID();
+    const id = sameId ? ownId : newUuid();
     const inv = this.lifecycle.start(call, replica, id);
     const outcome = this.send(call, replica.worker, id, sameId, inv.traceparent);
     if (outcome !== 'sent') {

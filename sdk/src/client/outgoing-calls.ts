@@ -3,8 +3,8 @@
  * invocation id, a client-side deadline (sent along as `timeout_ms`) and a pending entry; void calls get neither
  * and resolve at once. A payload that cannot be serialised rejects the call instead of throwing.
  */
-import { randomUUID } from 'node:crypto';
 import { InvocationError } from '../errors.js';
+import { newUuid } from '../random-ids.js';
 import { isUuid, type InvokeFunction, type WorkerToEngine } from '../protocol.js';
 import { InvokeFrame } from '../wire-frames.js';
 import type { TriggerRequest } from '../types.js';
@@ -26,7 +26,7 @@ export class OutgoingCalls {
     const action = request.action ?? undefined;
     if (action !== undefined && action.type === 'void') return this.fireAndForget(request);
     const wanted = request.invocationId;
-    const invocationId = wanted !== undefined && !this.pending.has(wanted) ? wanted : randomUUID();
+    const invocationId = wanted !== undefined && !this.pending.has(wanted) ? wanted : newUuid();
     const timeoutMs = Math.min(request.timeoutMs ?? this.defaultTimeoutMs, MAX_TIMER_MS);
     const frame = new InvokeFrame(
       invocationId,

@@ -12,6 +12,7 @@
  * calls of at most `MAX_BATCH_JOBS` jobs or `MAX_BATCH_TEXT` characters of JSON; each job is encoded once, here.
  */
 import type { CallRequest, InvocationOutcome } from '../../core/index.js';
+import { newUuid } from '@svc/sdk/core';
 import { sendEncoded } from '../../transport/shared-payload.js';
 import type { ActionHandler, EngineInternals, EngineModule, ModuleContext } from '../module.js';
 
@@ -58,7 +59,7 @@ export function enqueueHandler(engine: EngineInternals): ActionHandler {
       queue: action.queue,
       function_id: call.functionId,
       data: call.data,
-      messageReceiptId: crypto.randomUUID(),
+      messageReceiptId: newUuid(),
       traceparent: call.traceparent ?? null,
       baggage: call.baggage ?? null,
     };

@@ -8,12 +8,11 @@
  * 3. the bound function.
  * Errors keep the code and message the executor sent; the stack stays in `stack` for the log.
  */
-import { randomUUID } from 'node:crypto';
 import type { LazyAbort } from './lazy-abort.js';
 import type { RequestTracer } from './request-span.js';
 import type { RouteTarget } from './route-table.js';
 import { HttpErrorCode } from '../error-codes.js';
-import { ClientErrorCode, ErrorCode } from '@svc/sdk';
+import { ClientErrorCode, ErrorCode, newUuid } from '@svc/sdk';
 
 export interface InvokeOptions {
   timeoutMs: number;
@@ -89,7 +88,7 @@ async function call(ctx: CallContext, functionId: string, payload: unknown, duri
     const options = new CallOptions(timeoutMs, ctx.metadata, unwanted, ctx.trace);
     if (invoker.cancel === undefined)
       return { kind: 'result', value: await invoker.invoke(functionId, payload, options) };
-    const invocationId = randomUUID();
+    const invocationId = newUuid();
     options.invocationId = invocationId;
     const answer = invoker.invoke(functionId, payload, options);
     unwanted.onAbort(() => invoker.cancel?.(invocationId));

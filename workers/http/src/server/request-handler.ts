@@ -7,7 +7,6 @@
  * deadline and a client abort also cancel the invocation (by its id; an invoker without `cancel` gets an
  * AbortSignal instead). Deadlines share one timer (deadline-queue.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { ConcurrencyLimiter } from './concurrency-limiter.js';
@@ -33,7 +32,7 @@ import { type RouteMatch, type RouteTable } from './route-table.js';
 import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
 import { DeadlineQueue, type Due } from './deadline-queue.js';
-import type { StreamChannelRef } from '@svc/sdk';
+import { newUuid, type StreamChannelRef } from '@svc/sdk';
 
 export interface RequestHandlerOptions {
   routes: RouteTable;
@@ -270,7 +269,7 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
     const timeoutMs = this.deadline - Date.now();
     if (timeoutMs <= 0) return onOutcome({ kind: 'timeout', during: 'handler' });
     const options = new CallOptions(timeoutMs, target.metadata, this, this.span);
-    const invocationId = randomUUID();
+    const invocationId = newUuid();
     options.invocationId = invocationId;
     let answer: Promise<unknown>;
     try {

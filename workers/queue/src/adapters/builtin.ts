@@ -3,7 +3,7 @@
  * durable before an enqueue is acknowledged. One process owns the file; several processes do not share work
  * (use `KvserverAdapter` or `BrokerAdapter` for that).
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '@svc/sdk';
 import { BuiltinQueue } from './builtin-queue.js';
 import { FileJobStore } from './builtin-file-store.js';
 import { MemoryJobStore, type JobRow, type JobStore, type Totals } from './builtin-store.js';
@@ -71,7 +71,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
     if (this.closing)
       throw Object.assign(new Error('svc-queue is shutting down'), { code: QueueErrorCode.QueueClosed });
     const q = this.queue(queue);
-    const id = input.id ?? randomUUID();
+    const id = input.id ?? newUuid();
     if (q.has(id)) {
       await q.durable(id); // the first enqueue of this id may still be on its way to disk
       return id;

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { isUuid } from '../src/protocol.js';
+import { newUuid } from '../src/random-ids.js';
+
+const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('random ids', () => {
+  it('newUuid gives version 4 UUIDs in lowercase, as crypto.randomUUID does, across many pool refills', () => {
+    const seen = new Set<string>();
+    // 16 bytes each: 10,000 ids draw the 4 KiB pool ~40 times over
+    for (let i = 0; i < 10_000; i++) {
+      const id = newUuid();
+      expect(id).toMatch(V4);
+      expect(isUuid(id)).toBe(true);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+
+  it('newUuid sets only the version and variant bits: every other hex digit takes all sixteen values', () => {
+    const digits = Array.from({ length: 36 }, () => new Set<string>());
+    for (let i = 0; i < 2_000; i++) [...newUuid()].forEach((c, at) => digits[at]!.add(c));
+    digits.forEach((values, at) => {
+      if ([8, 13, 18, 23].includes(at)) expect([...values]).toEqual(['-']);
+      else if (at === 14) expect([...values]).toEqual(['4']);
+      else if (at === 19) expect([...values].sort()).toEqual(['8', '9', 'a', 'b']);
+      else expect(values.size).toBe(16);
+    });
+  });
+});
