@@ -5,7 +5,8 @@
  * someone holding the key removes them, or by `sweep`: a channel whose end was never taken within `idleTtlMs` of
  * its creation (an ownerless channel nobody came for) is dropped with whatever it buffered.
  */
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { newUuid } from '@svc/sdk/core';
 import { Channel, CLOSE_GOING_AWAY, type ChannelDirection } from './channel.js';
 
 export const DEFAULT_BUFFER_SIZE = 64;
@@ -58,7 +59,7 @@ export class ChannelRegistry {
   }
 
   create(bufferSize: number, ownerId: string | undefined, nowMs: number): Channel {
-    return this.add(randomUUID(), newAccessKey(), bufferSize, ownerId, nowMs);
+    return this.add(newUuid(), newAccessKey(), bufferSize, ownerId, nowMs);
   }
 
   /** A channel under an id and key chosen elsewhere (a leased channel, made when an end is first asked for). */

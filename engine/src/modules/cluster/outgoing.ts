@@ -7,7 +7,7 @@
  * A request nobody listens to (the engine died, not yet detected: NATS answers "no responders") was never
  * delivered: it is retried elsewhere.
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '@svc/sdk/core';
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { CallRequest, DispatchVerdict } from '../module.js';
@@ -150,7 +150,7 @@ export class RemoteCalls {
 
   private message(call: CallRequest): CallMessage {
     const message: CallMessage = {
-      id: randomUUID(),
+      id: newUuid(),
       from: this.engineId,
       function_id: call.functionId,
       data: call.data,
