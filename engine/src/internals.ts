@@ -99,7 +99,7 @@ function workerView(worker: Worker): WorkerView {
     functionIds: [...worker.functions, ...worker.claims.keys()],
     triggerTypeIds: [...worker.triggerTypes],
     triggerIds: [...worker.triggers],
-    activeInvocations: worker.invocations.size,
+    activeInvocations: activeInvocations(worker),
   };
   if (m.description !== undefined) view.description = m.description;
   if (m.runtime !== undefined) view.runtime = m.runtime;
@@ -110,6 +110,13 @@ function workerView(worker: Worker): WorkerView {
   if (m.telemetry !== undefined) view.telemetry = m.telemetry;
   if (worker.conn.remoteAddress !== undefined) view.ipAddress = worker.conn.remoteAddress;
   return view;
+}
+
+/** The invocations a worker executes or waits on, a call to itself counted once. */
+function activeInvocations(worker: Worker): number {
+  let selfCalls = 0;
+  if (worker.executing.size > 0) for (const inv of worker.waiting) if (inv.executor === worker) selfCalls++;
+  return worker.executing.size + worker.waiting.size - selfCalls;
 }
 
 function functionView(entry: FunctionEntry): FunctionView {

@@ -52,7 +52,7 @@ describe('invocation lifecycle', () => {
     expect(callerConn.of('invocationresult')).toEqual([
       { type: 'invocationresult', invocation_id: 'id-1', function_id: 'f', result: 7 },
     ]);
-    expect(table.size + replica.inFlight + caller.invocations.size + executor.invocations.size).toBe(0);
+    expect(table.size + replica.inFlight + caller.waiting.size + executor.executing.size).toBe(0);
     expect(table.byCaller(caller, 'id-1')).toBeUndefined();
   });
 

@@ -44,6 +44,10 @@ export class InvocationLifecycle {
       prev: undefined,
       next: undefined,
       list: undefined,
+      execPrev: undefined,
+      execNext: undefined,
+      waitPrev: undefined,
+      waitNext: undefined,
     };
     this.table.add(inv);
     // 0 means no engine-side deadline (the caller's own timeout applies).
@@ -95,11 +99,10 @@ export class InvocationLifecycle {
 
   /** A worker left: callers waiting on it get `invocation_stopped`; executors working for it are told to stop. */
   workerGone(worker: Invocation['executor']): void {
-    if (worker.invocations.size === 0) return;
-    for (const inv of [...worker.invocations]) {
-      if (inv.executor === worker) {
-        this.fail(inv, stoppedError());
-      } else if (this.end(inv)) {
+    if (worker.executing.size > 0) for (const inv of [...worker.executing]) this.fail(inv, stoppedError());
+    if (worker.waiting.size === 0) return;
+    for (const inv of [...worker.waiting]) {
+      if (this.end(inv)) {
         this.observeSettled(inv, EngineErrorCode.CallerDisconnected);
         this.cancelExecutor(inv, EngineErrorCode.CallerDisconnected);
       }

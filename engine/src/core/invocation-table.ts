@@ -8,11 +8,12 @@ import { InFlightMap, type DeadlineEntry } from '@svc/sdk/core';
 import type { CallRequest } from './call.js';
 import type { Replica } from './function-registry.js';
 import type { Worker } from './worker.js';
+import type { InvocationLinks } from './worker-invocations.js';
 
 export type { InvocationOutcome } from './call.js';
 
 /** Its `DeadlineEntry` fields are its place in the lifecycle's `Deadlines` (invocation-lifecycle.ts). */
-export interface Invocation extends DeadlineEntry {
+export interface Invocation extends DeadlineEntry, InvocationLinks {
   /** The id the executor sees (the caller's own id for sync calls, unless that id is already in use). */
   readonly id: string;
   readonly call: CallRequest;
@@ -51,10 +52,10 @@ export class InvocationTable {
 
   add(inv: Invocation): void {
     this.byId.set(inv.id, inv);
-    inv.executor.invocations.add(inv);
+    inv.executor.executing.add(inv);
     const caller = inv.caller;
     if (caller !== undefined) {
-      caller.invocations.add(inv);
+      caller.waiting.add(inv);
       const callerId = inv.call.callerInvocationId!;
       if (callerId !== inv.id && !caller.renamed.has(callerId)) caller.renamed.set(callerId, inv);
     }
@@ -65,10 +66,10 @@ export class InvocationTable {
   end(inv: Invocation): boolean {
     if (this.byId.get(inv.id) !== inv) return false;
     this.byId.delete(inv.id);
-    inv.executor.invocations.delete(inv);
+    inv.executor.executing.delete(inv);
     const caller = inv.caller;
     if (caller !== undefined) {
-      caller.invocations.delete(inv);
+      caller.waiting.delete(inv);
       const callerId = inv.call.callerInvocationId!;
       if (callerId !== inv.id && caller.renamed.get(callerId) === inv) caller.renamed.delete(callerId);
     }

@@ -2,10 +2,11 @@
  * One connected worker: its connection, the reattach token, what it registered, and the invocations it takes part
  * in (as caller or executor), so a disconnect can end all of them at once.
  */
-import { InFlightMap, InFlightSet, type EngineToWorker } from '@svc/sdk/core';
+import { InFlightMap, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection } from './connection.js';
 import type { Claim } from './hooks.js';
 import type { Invocation } from './invocation-table.js';
+import { WorkerInvocations } from './worker-invocations.js';
 
 /**
  * What `engine::workers::register` reports (docs/protocol.md, "1.6 Worker metadata"), sanitised by whoever stores it.
@@ -33,8 +34,10 @@ export class Worker {
   readonly triggers = new Set<string>();
   /** Trigger types it provides. */
   readonly triggerTypes = new Set<string>();
-  /** Invocations it started (and waits for) or executes. */
-  readonly invocations = new InFlightSet<Invocation>();
+  /** Invocations it executes. */
+  readonly executing = new WorkerInvocations<Invocation>(true);
+  /** Invocations it started and waits for. */
+  readonly waiting = new WorkerInvocations<Invocation>(false);
   /** Invocations it waits for whose executor sees another id than the caller's own (that id was in use). */
   readonly renamed = new InFlightMap<string, Invocation>();
   metadata: WorkerMetadata = {};
