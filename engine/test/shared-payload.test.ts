@@ -69,6 +69,15 @@ describe('shared payload', () => {
     );
   });
 
+  it('writes each trace context of a run of frames as JSON.stringify does, the repeated one and those between', () => {
+    const shared = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const others = [shared, 'needs "escaping"\n', shared, '', 'a-b.c:d_e', shared, `${shared.slice(0, 54)}2`, shared];
+    for (const traceparent of others) {
+      const message = { ...frame({ n: 1 }), traceparent };
+      expect(encodeInvoke(message)).toBe(JSON.stringify(message));
+    }
+  });
+
   it('leaves out what JSON.stringify leaves out, and writes the extension fields of a call', () => {
     const message = { ...frame(undefined), metadata: () => 1, timeout_ms: 5000, fired_by: 'sub-1' };
     expect(JSON.parse(encodeInvoke(message))).toEqual({

@@ -85,9 +85,19 @@ export function encodeInvoke(message: InvokeFunction): string {
   return `${out}}`;
 }
 
-/** A string as JSON: as it is between quotes when nothing in it needs escaping (trace context). */
+/**
+ * A string as JSON: as it is between quotes when nothing in it needs escaping (trace context). The last such text
+ * is kept: every delivery of one published message carries the same traceparent, so the check runs once per
+ * publish instead of once per subscriber.
+ */
 function quote(value: string): string {
-  return SAFE.test(value) ? `"${value}"` : JSON.stringify(value);
+  if (value === lastSafe) return lastQuoted;
+  if (!SAFE.test(value)) return JSON.stringify(value);
+  lastSafe = value;
+  lastQuoted = `"${value}"`;
+  return lastQuoted;
 }
 
 const SAFE = /^[\w:.-]*$/;
+let lastSafe = '';
+let lastQuoted = '""';
