@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeFrame, isUuid } from '../src/index.js';
 import { decodeValue, type DecodeResult } from '../src/codec.js';
+import { InvokeFrame } from '../src/wire-frames.js';
 
 const ID = 'dce43cd7-7140-4cbc-80e5-92baea79a88b';
 
@@ -170,6 +171,49 @@ describe('decodeFrame on answers without a value', () => {
     fc.assert(
       fc.property(fc.oneof(answer, changed), (text) => agree(text)),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('decodeValue on calls this SDK built', () => {
+  it('accepts and refuses an InvokeFrame exactly as the same fields in a plain object', () => {
+    const anyValue = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string(), fc.integer(), fc.boolean());
+    const action = fc.oneof(
+      anyValue,
+      fc.constant({ type: 'void' }),
+      fc.constant({ type: 'enqueue', queue: 'q' }),
+      fc.constant({ type: 'enqueue' }),
+      fc.constant({ type: 'other' }),
+    );
+    const timeout = fc.oneof(anyValue, fc.constant(0), fc.constant(-5), fc.double(), fc.constant(30_000));
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant(ID), fc.string()),
+        fc.oneof(fc.string(), anyValue),
+        action,
+        anyValue,
+        anyValue,
+        timeout,
+        anyValue,
+        (invocationId, functionId, act, traceparent, baggage, timeoutMs, firedBy) => {
+          const frame = new InvokeFrame(
+            invocationId as string | undefined,
+            functionId as string,
+            { a: 1 },
+            act as InvokeFrame['action'],
+            undefined,
+            traceparent as string | undefined,
+            baggage as string | undefined,
+            timeoutMs as number | undefined,
+            firedBy as string | undefined,
+          );
+          const fromFrame = decodeValue(frame);
+          const fromObject = decodeValue({ ...frame });
+          expect(fromFrame.ok).toBe(fromObject.ok);
+          if (fromFrame.ok) expect(fromFrame.message).toBe(frame);
+          else expect(fromFrame).toEqual(fromObject);
+        },
+      ),
     );
   });
 });

@@ -5,7 +5,7 @@
  */
 import { InvocationError } from '../errors.js';
 import { newUuid } from '../random-ids.js';
-import { isUuid, type InvokeFunction, type WorkerToEngine } from '../protocol.js';
+import { isUuid, type WorkerToEngine } from '../protocol.js';
 import { InvokeFrame } from '../wire-frames.js';
 import type { TriggerRequest } from '../types.js';
 import type { PendingInvocations } from './pending-invocations.js';
@@ -78,16 +78,17 @@ export class OutgoingCalls {
   }
 
   private fireAndForget<T>(request: TriggerRequest): Promise<T> {
-    const frame: InvokeFunction = {
-      type: 'invokefunction',
-      function_id: request.function_id,
-      data: request.payload,
-      action: request.action,
-      metadata: request.metadata,
-      traceparent: request.traceparent,
-      baggage: request.baggage,
-      fired_by: request.firedBy,
-    };
+    const frame = new InvokeFrame(
+      undefined,
+      request.function_id,
+      request.payload,
+      request.action,
+      request.metadata,
+      request.traceparent,
+      request.baggage,
+      undefined,
+      request.firedBy,
+    );
     try {
       this.send(frame);
     } catch (err) {
