@@ -36,9 +36,14 @@ const DASH = 0x2d;
 /** Where the UUID's text is laid out before it becomes a string. */
 const uuidText = Buffer.alloc(36);
 
-/** A random (version 4, RFC 9562) UUID in lowercase, as `crypto.randomUUID()` gives, made as one flat string. */
-export function newUuid(): string {
+/**
+ * A random (version 4, RFC 9562) UUID in lowercase, as `crypto.randomUUID()` gives, made as one flat string. Given
+ * `lead` (an unsigned 32-bit number), its first eight hex digits are that number and the other 92 bits random: the
+ * engine numbers the ids it makes for trigger deliveries so that it finds their invocations without hashing them.
+ */
+export function newUuid(lead?: number): string {
   const at = take(16);
+  if (lead !== undefined) pool.writeUInt32BE(lead >>> 0, at);
   let o = 0;
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) uuidText[o++] = DASH;
@@ -50,4 +55,23 @@ export function newUuid(): string {
     uuidText[o++] = HEX_DIGITS[byte & 0x0f]!;
   }
   return uuidText.toString('latin1', 0, 36);
+}
+
+/** The number `newUuid(lead)` put in `id`'s first eight hex digits (either case), or -1 when they are not hex. */
+export function uuidLead(id: string): number {
+  if (id.length !== 36 || id.charCodeAt(8) !== DASH) return -1;
+  let n = 0;
+  for (let i = 0; i < 8; i++) {
+    const digit = HEX_VALUE[id.charCodeAt(i)]!;
+    if (digit === 16) return -1;
+    n = n * 16 + digit;
+  }
+  return n;
+}
+
+/** The value of each UTF-16 unit that is a hex digit (either case), 16 for every other unit. */
+const HEX_VALUE = new Uint8Array(65536).fill(16);
+for (let d = 0; d < 16; d++) {
+  HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
+  HEX_VALUE['0123456789ABCDEF'.charCodeAt(d)] = d;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isUuid } from '../src/protocol.js';
-import { newUuid } from '../src/random-ids.js';
+import { newUuid, uuidLead } from '../src/random-ids.js';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -26,5 +26,20 @@ describe('random ids', () => {
       else if (at === 19) expect([...values].sort()).toEqual(['8', '9', 'a', 'b']);
       else expect(values.size).toBe(16);
     });
+  });
+
+  it('puts a given number in the first eight hex digits, which uuidLead reads back; the rest stays random', () => {
+    for (const lead of [0, 1, 255, 0xabcdef, 0x7fffffff, 0xffffffff]) {
+      const ids = [newUuid(lead), newUuid(lead)];
+      for (const id of ids) {
+        expect(id).toMatch(V4);
+        expect(id.slice(0, 8)).toBe(lead.toString(16).padStart(8, '0'));
+        expect(uuidLead(id)).toBe(lead);
+        expect(uuidLead(id.toUpperCase())).toBe(lead);
+      }
+      expect(ids[0]).not.toBe(ids[1]);
+    }
+    for (const bad of ['', 'not-a-uuid', `g${newUuid(5).slice(1)}`, newUuid(5).replace('-', 'x'), newUuid(5).slice(1)])
+      expect(uuidLead(bad)).toBe(-1);
   });
 });

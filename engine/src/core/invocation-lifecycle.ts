@@ -28,12 +28,16 @@ export class InvocationLifecycle {
     private readonly logger: CoreLogger,
   ) {}
 
-  /** Starts `call` on `replica` under `id`; the caller of this sends the frame. */
-  start(call: CallRequest, replica: Replica, id: string): Invocation {
+  /**
+   * Starts `call` on `replica` under `id` (in the table's `slot` when the table made the id, else -1); the caller of
+   * this sends the frame.
+   */
+  start(call: CallRequest, replica: Replica, id: string, slot: number): Invocation {
     const observed = this.hooks.startObservers.length > 0 || this.hooks.settleObservers.length > 0;
     const caller = call.callerInvocationId === undefined ? undefined : call.caller;
     const inv: Invocation = {
       id,
+      slot,
       call,
       executor: replica.worker,
       replica,

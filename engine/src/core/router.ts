@@ -5,7 +5,6 @@
  * one length check more than routing it.
  */
 import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
-import { newUuid } from '@svc/sdk/core';
 import type { CallOptions, CallRequest, InvocationOutcome } from './call.js';
 import { traceIdOf } from './call.js';
 import type { ForwardOutcome, RawFrame } from './connection.js';
@@ -197,8 +196,9 @@ export class Router {
     const table = this.lifecycle.table;
     const ownId = call.callerInvocationId;
     const sameId = ownId !== undefined && !table.has(ownId);
-    const id = sameId ? ownId : newUuid();
-    const inv = this.lifecycle.start(call, replica, id);
+    const slot = sameId ? -1 : table.reserve();
+    const id = sameId ? ownId : table.idOf(slot);
+    const inv = this.lifecycle.start(call, replica, id, slot);
     const outcome = this.send(call, replica.worker, id, sameId, inv.traceparent);
     if (outcome !== 'sent') {
       this.lifecycle.fail(inv, sendFailure(call, outcome));
