@@ -37,7 +37,11 @@ function str(o: Obj, key: string): boolean {
 }
 
 function optStr(o: Obj, key: string): boolean {
-  return o[key] === undefined || o[key] === null || typeof o[key] === 'string';
+  return isOptStr(o[key]);
+}
+
+function isOptStr(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {
@@ -50,8 +54,6 @@ function isAction(value: unknown): value is TriggerActionWire | null | undefined
   if (value.type === 'void') return true;
   return value.type === 'enqueue' && typeof value.queue === 'string';
 }
-
-const isOptStr = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
 
 /** The first offending field of an `invokefunction`, given its fields, or undefined. */
 function invalidInvoke(

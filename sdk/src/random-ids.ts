@@ -48,9 +48,9 @@ export function newUuid(lead?: number): string {
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) uuidText[o++] = DASH;
     let byte = pool[at + i]!;
-    if (i === 6)
-      byte = (byte & 0x0f) | 0x40; // version 4
-    else if (i === 8) byte = (byte & 0x3f) | 0x80; // variant 10
+    // the version (4) and the variant (binary 10)
+    if (i === 6) byte = (byte & 0x0f) | 0x40;
+    else if (i === 8) byte = (byte & 0x3f) | 0x80;
     uuidText[o++] = HEX_DIGITS[byte >> 4]!;
     uuidText[o++] = HEX_DIGITS[byte & 0x0f]!;
   }

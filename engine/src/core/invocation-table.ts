@@ -5,10 +5,11 @@
  * invocation removes it from both, so a late result finds nothing and is dropped.
  *
  * The ids the engine makes itself (a trigger's delivery, a void call, a caller's id already in use) name a slot:
- * `reserve()` and `idOf(slot)` put a free slot's number in the id's first eight hex digits (`newUuid(lead)`), and the invocation
- * is kept in that slot, so its answer finds it by reading the number back and comparing the whole id, with no
- * hash of either id (a Map keyed by them was ~11% of the engine's CPU per event delivery). The ids callers chose
- * are kept in a Map; an id that reads as a slot's number but is not that slot's id is looked up there too.
+ * `reserve()` and `idOf(slot)` put a free slot's number in the id's first eight hex digits (`newUuid(lead)`), and
+ * the invocation is kept in that slot, so its answer finds it by reading the number back and comparing the whole
+ * id, with no hash of either id (a Map keyed by them was ~11% of the engine's CPU per event delivery). The ids
+ * callers chose are kept in a Map; an id that reads as a slot's number but is not that slot's id is looked up there
+ * too.
  */
 import { InFlightMap, newUuid, uuidLead, type DeadlineEntry } from '@svc/sdk/core';
 import type { CallRequest } from './call.js';
@@ -41,7 +42,7 @@ const SLOTS_KEPT = 1024;
 export class InvocationTable {
   /** An `InFlightMap` (sdk/src/in-flight.ts): its entries come and go with every call. */
   private readonly byId = new InFlightMap<string, Invocation>();
-  /** Invocations under ids made by `freshId()`, by slot; a reserved slot holds `null` until its invocation comes. */
+  /** Invocations under ids made by `idOf(slot)`, by slot; a reserved slot holds `null` until its invocation comes. */
   private readonly slots: (Invocation | null | undefined)[] = [];
   /** Slots free for reuse, most recently freed last. */
   private readonly freeSlots: number[] = [];
