@@ -117,13 +117,19 @@ describe('core routing', () => {
 });
 
 describe('replicas', () => {
-  it('spreads calls over replicas (least in-flight, round-robin among equals)', () => {
+  /** A fresh core where workers `a` and `b` both provide `f`, and a third worker to call it. */
+  function twoReplicas() {
     core = new EngineCore({ logger });
     const a = connect();
     const b = connect();
     const caller = connect();
     core.receive(a.worker, { type: 'registerfunction', id: 'f' });
     core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    return { a, b, caller };
+  }
+
+  it('spreads calls over replicas (least in-flight, round-robin among equals)', () => {
+    const { a, b, caller } = twoReplicas();
     for (let i = 0; i < 4; i++) {
       invoke(caller.worker, 'f');
       const last = [...a.conn.of('invokefunction'), ...b.conn.of('invokefunction')];
@@ -146,12 +152,7 @@ describe('replicas', () => {
   });
 
   it('prefers the replica with fewer calls in flight', () => {
-    core = new EngineCore({ logger });
-    const a = connect();
-    const b = connect();
-    const caller = connect();
-    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
-    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    const { a, b, caller } = twoReplicas();
     invoke(caller.worker, 'f'); // → a (busy from now on)
     const first = b.conn.of('invokefunction')[0];
     if (first) answer(b.worker, first.invocation_id!, 1); // whichever got it, free b
@@ -164,12 +165,7 @@ describe('replicas', () => {
   });
 
   it('unregisterfunction removes only the sender; a disconnect takes a replica out of rotation', () => {
-    core = new EngineCore({ logger });
-    const a = connect();
-    const b = connect();
-    const caller = connect();
-    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
-    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    const { a, b, caller } = twoReplicas();
     core.receive(a.worker, { type: 'unregisterfunction', id: 'f' });
     for (let i = 0; i < 3; i++) invoke(caller.worker, 'f');
     expect(a.conn.of('invokefunction')).toHaveLength(0);
@@ -179,12 +175,7 @@ describe('replicas', () => {
     expect(caller.conn.of('invocationresult').at(-1)?.error?.code).toBe('function_not_found');
   });
   it('passes over a replica whose connection stopped taking frames before the core heard it closed', () => {
-    core = new EngineCore({ logger });
-    const a = connect();
-    const b = connect();
-    const caller = connect();
-    core.receive(a.worker, { type: 'registerfunction', id: 'f' });
-    core.receive(b.worker, { type: 'registerfunction', id: 'f' });
+    const { a, b, caller } = twoReplicas();
     a.conn.closed = true; // its peer is gone; the core has not detached it yet
     for (let i = 0; i < 4; i++) invoke(caller.worker, 'f');
     expect(b.conn.of('invokefunction')).toHaveLength(4);
