@@ -9,6 +9,7 @@
  * announced the `cancel` feature in the `x-svc-features` upgrade header, and `timeout_ms` on `invokefunction` is
  * only read by the engine (an iii-sdk client never sends it and never receives it).
  */
+import { HEX_VALUE, NOT_HEX } from './hex.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -226,14 +227,10 @@ export function parseFeatures(header: string | readonly string[] | undefined): S
 /** The wire's error codes (docs/errors.md lists every code with its meaning). */
 export { ErrorCode } from './error-codes.js';
 
-/** 0 at the UTF-16 units of hex digits (either case), 1 at every other unit: a lookup needs no range check. */
-const NOT_HEX = new Uint8Array(65536).fill(1);
-for (const c of '0123456789abcdefABCDEF') NOT_HEX[c.charCodeAt(0)] = 0;
-
 /** Non-zero when `value[from, to)` holds a unit that is not a hex digit. */
 function notHex(value: string, from: number, to: number): number {
   let bad = 0;
-  for (let i = from; i < to; i++) bad |= NOT_HEX[value.charCodeAt(i)]!;
+  for (let i = from; i < to; i++) bad |= HEX_VALUE[value.charCodeAt(i)]! & NOT_HEX;
   return bad;
 }
 

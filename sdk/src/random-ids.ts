@@ -9,6 +9,7 @@
  * in one piece (`node scripts/bench/codec-micro.mjs`). Each id takes bytes no other id has used.
  */
 import { randomFillSync } from 'node:crypto';
+import { HEX_VALUE, NOT_HEX } from './hex.js';
 
 const POOL_SIZE = 4096;
 const pool = Buffer.alloc(POOL_SIZE);
@@ -63,15 +64,8 @@ export function uuidLead(id: string): number {
   let n = 0;
   for (let i = 0; i < 8; i++) {
     const digit = HEX_VALUE[id.charCodeAt(i)]!;
-    if (digit === 16) return -1;
+    if (digit === NOT_HEX) return -1;
     n = n * 16 + digit;
   }
   return n;
-}
-
-/** The value of each UTF-16 unit that is a hex digit (either case), 16 for every other unit. */
-const HEX_VALUE = new Uint8Array(65536).fill(16);
-for (let d = 0; d < 16; d++) {
-  HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
-  HEX_VALUE['0123456789ABCDEF'.charCodeAt(d)] = d;
 }
