@@ -14,7 +14,7 @@ describe('runSvc', () => {
     const { config } = parseConfigText('port: 0\nhost: 127.0.0.1\nmodules: []\n', 'test.yaml', {});
     const later = { ...config, modules: [{ class: 'modules::later::LaterModule', config: {} }] };
     await expect(runSvc(later as unknown as typeof config, { logger: pino({ level: 'silent' }) })).rejects.toThrow(
-      'config entries that cannot run: modules[0] (modules::later::LaterModule): not implemented in this build; ' +
+      'config entries that cannot run: modules[0] (modules::later::LaterModule): this build has no module of this class; ' +
         'remove the entry to start',
     );
   });

@@ -37,8 +37,8 @@ export interface ModuleFactoryOptions {
   onProcessState?: () => void;
 }
 
-/** Why a config entry does not run: its worker is not built, or this build has no implementation of it. */
-export type UnavailableCause = 'not_built' | 'not_implemented';
+/** Why a config entry does not run: its worker is not built, or this build has no module of its class. */
+export type UnavailableCause = 'not_built' | 'unknown_class';
 
 export type PlannedModule =
   | { kind: 'engine'; class: string; module: EngineModule; label?: string }
@@ -132,8 +132,8 @@ export async function planModule(
       return {
         kind: 'unavailable',
         class: entry.class,
-        cause: 'not_implemented',
-        reason: 'not implemented in this build; remove the entry to start',
+        cause: 'unknown_class',
+        reason: 'this build has no module of this class; remove the entry to start',
       };
   }
 }
