@@ -13,7 +13,7 @@ export * from './constants.js';
 export { InvocationError, isErrorBody, type InvocationErrorInit } from './errors.js';
 export { TriggerAction } from './trigger-action.js';
 export { childTraceparent, newTraceparent, parseTraceparent } from './trace-context.js';
-export { newUuid, uuidLead } from './random-ids.js';
+export { newUuid, randomBase64url, uuidLead } from './random-ids.js';
 export {
   applyUpdateOps,
   parseUpdateOp,

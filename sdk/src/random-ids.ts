@@ -1,6 +1,6 @@
 /**
  * Random ids made at a high rate: invocation ids (one per call, and one per trigger delivery in the engine), request
- * and job ids, trace and span ids. Their random bytes come from one pool refilled 4 KiB at a time (as
+ * and job ids, trace and span ids, data channels' access keys. Their random bytes come from one pool refilled 4 KiB at a time (as
  * `crypto.randomUUID` does): a `randomBytes` call per id costs more than the rest of a trace-context hop.
  *
  * `newUuid()` returns a version 4 UUID as one flat string. `crypto.randomUUID()` joins twenty pieces, so its result
@@ -30,6 +30,12 @@ function take(bytes: number): number {
 export function randomHex(bytes: number): string {
   const at = take(bytes);
   return pool.toString('hex', at, at + bytes);
+}
+
+/** `bytes` random bytes as base64url (no padding). */
+export function randomBase64url(bytes: number): string {
+  const at = take(bytes);
+  return pool.toString('base64url', at, at + bytes);
 }
 
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isUuid } from '../src/protocol.js';
-import { newUuid, uuidLead } from '../src/random-ids.js';
+import { newUuid, randomBase64url, uuidLead } from '../src/random-ids.js';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -41,5 +41,17 @@ describe('random ids', () => {
     }
     for (const bad of ['', 'not-a-uuid', `g${newUuid(5).slice(1)}`, newUuid(5).replace('-', 'x'), newUuid(5).slice(1)])
       expect(uuidLead(bad)).toBe(-1);
+  });
+
+  it('randomBase64url gives distinct keys of the asked length in base64url, across pool refills', () => {
+    const seen = new Set<string>();
+    // 24 bytes each: 1,000 keys draw the 4 KiB pool ~6 times over, the pool's tail left unused at each refill
+    for (let i = 0; i < 1_000; i++) {
+      const key = randomBase64url(24);
+      expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(Buffer.from(key, 'base64url')).toHaveLength(24);
+      seen.add(key);
+    }
+    expect(seen.size).toBe(1_000);
   });
 });

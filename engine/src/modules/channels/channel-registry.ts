@@ -5,8 +5,7 @@
  * someone holding the key removes them, or by `sweep`: a channel whose end was never taken within `idleTtlMs` of
  * its creation (an ownerless channel nobody came for) is dropped with whatever it buffered.
  */
-import { randomFillSync } from 'node:crypto';
-import { newUuid } from '@svc/sdk/core';
+import { newUuid, randomBase64url } from '@svc/sdk/core';
 import { Channel, CLOSE_GOING_AWAY, type ChannelDirection } from './channel.js';
 
 export const DEFAULT_BUFFER_SIZE = 64;
@@ -21,21 +20,8 @@ export interface StreamChannelRef {
   direction: ChannelDirection;
 }
 
+/** An access key: 24 bytes from the CSPRNG as base64url (from the SDK's pool of random bytes, each byte used once). */
 const KEY_BYTES = 24;
-/** Random bytes for 256 keys, drawn at once: one `randomBytes(24)` per channel was a tenth of a busy engine's CPU. */
-const keyPool = Buffer.alloc(KEY_BYTES * 256);
-let keyPoolAt = keyPool.length;
-
-/** 24 bytes from the CSPRNG as base64url (each pool byte is used once; the pool is refilled when spent). */
-function newAccessKey(): string {
-  if (keyPoolAt === keyPool.length) {
-    randomFillSync(keyPool);
-    keyPoolAt = 0;
-  }
-  const key = keyPool.toString('base64url', keyPoolAt, keyPoolAt + KEY_BYTES);
-  keyPoolAt += KEY_BYTES;
-  return key;
-}
 
 /**
  * Constant-time comparison of two keys: every character is compared whatever the first difference (no early
@@ -59,7 +45,7 @@ export class ChannelRegistry {
   }
 
   create(bufferSize: number, ownerId: string | undefined, nowMs: number): Channel {
-    return this.add(newUuid(), newAccessKey(), bufferSize, ownerId, nowMs);
+    return this.add(newUuid(), randomBase64url(KEY_BYTES), bufferSize, ownerId, nowMs);
   }
 
   /** A channel under an id and key chosen elsewhere (a leased channel, made when an end is first asked for). */
