@@ -63,8 +63,17 @@ for (const dir of PROGRAMS) {
     checks: { ineffectiveDynamicImport: false },
   });
   // CommonJS, so that config/kit/src/compile-cache.ts can run it with V8's code cache (Node 20 caches no ES
-  // module); strict, as the ES modules it is made of are
-  const { output } = await bundle.write({ dir: next, format: 'cjs', banner: "'use strict';", sourcemap: true });
+  // module); strict, as the ES modules it is made of are. Doc comments left out and other characters escaped: a
+  // file that is all ASCII is read into a one-byte string (half the memory of one with a single `→`, and no UTF-8
+  // decoding), and every process start reads, holds and hashes these files. License comments stay.
+  const { output } = await bundle.write({
+    dir: next,
+    format: 'cjs',
+    banner: "'use strict';",
+    sourcemap: true,
+    comments: { legal: true, annotation: false, jsdoc: false },
+    charset: 'ascii',
+  });
   await bundle.close();
   const stamps = new Set();
   for (const chunk of output) {

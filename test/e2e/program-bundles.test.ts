@@ -66,6 +66,14 @@ describe('program bundles', () => {
     }
   });
 
+  it.each(EXECUTABLES)('%s/dist/bundle is ASCII outside license comments (read as one-byte strings)', (executable) => {
+    const dir = join(ROOT, executable, 'dist/bundle');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      const code = readFileSync(join(dir, file), 'utf8').replace(/\/\*![\s\S]*?\*\//g, '');
+      expect(code.match(/[\u0080-\uffff].{0,40}/)?.[0], file).toBeUndefined();
+    }
+  });
+
   it.each(EXECUTABLES)(
     '%s/dist/bundle imports at run time only through the hook a cached script can use',
     (executable) => {
