@@ -1,7 +1,8 @@
 /**
  * Random ids made at a high rate: invocation ids (one per call, and one per trigger delivery in the engine), request
- * and job ids, trace and span ids, data channels' access keys. Their random bytes come from one pool refilled 4 KiB at a time (as
- * `crypto.randomUUID` does): a `randomBytes` call per id costs more than the rest of a trace-context hop.
+ * and job ids, trace and span ids, data channels' access keys. Their random bytes come from one pool refilled 4 KiB
+ * at a time (as `crypto.randomUUID` does): a `randomBytes` call per id costs more than the rest of a trace-context
+ * hop.
  *
  * `newUuid()` returns a version 4 UUID as one flat string. `crypto.randomUUID()` joins twenty pieces, so its result
  * is a rope that V8 flattens the first time it is hashed (a Map key: every call in flight is kept by its id) or
