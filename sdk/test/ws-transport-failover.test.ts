@@ -25,9 +25,20 @@ function server(): Promise<{ url: string; sockets: WebSocket[]; wss: WebSocketSe
   );
 }
 
+/** Transports a test started, closed after it even when it fails (a live one would keep its server open). */
+const transports: WsTransport[] = [];
+
 afterEach(async () => {
+  await Promise.all(transports.splice(0).map((t) => t.close()));
+  for (const s of servers) for (const client of s.clients) client.terminate();
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
+
+function transport(...args: ConstructorParameters<typeof WsTransport>): WsTransport {
+  const t = new WsTransport(...args);
+  transports.push(t);
+  return t;
+}
 
 function events() {
   const log = { opens: 0, closes: [] as { willReconnect: boolean }[] };
@@ -43,10 +54,11 @@ function events() {
 
 describe('WsTransport with several engine URLs', () => {
   it('skips an engine that is down and fails over when the connected one drops', async () => {
-    const dead = `ws://127.0.0.1:${await freePort()}`;
     const a = await server();
     const b = await server();
-    const t = new WsTransport(`${dead},${a.url},${b.url}`, { reconnection: { initialDelayMs: 5000 } });
+    // taken while a and b listen, so the kernel cannot hand this port to one of them as well
+    const dead = `ws://127.0.0.1:${await freePort()}`;
+    const t = transport(`${dead},${a.url},${b.url}`, { reconnection: { initialDelayMs: 5000 } });
     const { log, handlers } = events();
     t.start(handlers);
     await waitFor(() => a.sockets.length === 1 && log.opens === 1, 5000, 'connected to a');
@@ -61,7 +73,7 @@ describe('WsTransport with several engine URLs', () => {
 
   it('gives up after one round over every URL when retries are off', async () => {
     const urls = [`ws://127.0.0.1:${await freePort()}`, `ws://127.0.0.1:${await freePort()}`];
-    const t = new WsTransport(urls, { reconnection: { maxRetries: 0 } });
+    const t = transport(urls, { reconnection: { maxRetries: 0 } });
     const { log, handlers } = events();
     t.start(handlers);
     await waitFor(() => log.closes.length === 1, 5000, 'gave up');
