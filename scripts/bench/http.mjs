@@ -3,7 +3,9 @@
  * driven by autocannon at 100 connections, beside a plain node http server answering the same JSON in one process
  * (the floor), and beside moleculer-web in front of Moleculer 0.14 over NATS (the peer; skipped without NATS at
  * 127.0.0.1:4222), measured in the same run. Targets: ≥ 0.5× the floor's requests/s and ≥ 2.5× moleculer-web's,
- * p99 ≤ 3× the floor's. With BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in
+ * p99 ≤ 3× the floor's. It also prints the CPU per request of each process on the path, of the bare server and of
+ * autocannon (which runs in this process, on the same cores), and a row with the path's CPU per request against the
+ * bare server's: the request rates share the cores with the load generator, the CPU figures do not. With BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in
  * bench-results/profiles/, named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
@@ -39,6 +41,24 @@ function cpuSeconds(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Starts counting the CPU of `pids` and of this process (`generator`: autocannon runs here); the function it returns
+ * gives each one's µs per request over `requests` (a process /proc cannot read is left out).
+ */
+function measureCpu(pids) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const generatorBefore = process.cpuUsage();
+  return (requests) => {
+    const generator = process.cpuUsage(generatorBefore);
+    const used = { generator: (generator.user + generator.system) / requests };
+    for (const [k, pid] of Object.entries(pids)) {
+      const seconds = cpuSeconds(pid) - before[k];
+      if (Number.isFinite(seconds)) used[k] = (seconds * 1e6) / requests;
+    }
+    return used;
+  };
 }
 
 function load(url, duration = SECONDS) {
@@ -105,19 +125,27 @@ export async function run({ log = console.log } = {}) {
     }
     const floorRuns = [];
     const svcRuns = [];
-    /** µs of CPU per request of each process on the path, summed over rounds (averaged below). */
+    /**
+     * µs of CPU per request of each process on the path, of the bare server, and of this process (autocannon) beside
+     * each, summed over rounds (averaged below): the load generator shares the two cores with what it measures.
+     */
     const cpuPerRequest = {};
+    const floorCpu = { server: 0, generator: 0 };
+    let generatorBesideSvc = 0;
     const molRuns = [];
     for (let round = 0; round < ROUNDS; round++) {
-      floorRuns.push(summary(await load(`http://127.0.0.1:${floorPort}/`)));
-      const pids = { 'svc-http': http.proc.pid, engine: engine.proc.pid, worker: worker.proc.pid };
-      const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+      const floorUsage = measureCpu({ server: floor.proc.pid });
+      const floorResult = await load(`http://127.0.0.1:${floorPort}/`);
+      floorRuns.push(summary(floorResult));
+      const floorUsed = floorUsage(floorResult.requests.total);
+      floorCpu.server += floorUsed.server ?? NaN;
+      floorCpu.generator += floorUsed.generator;
+      const svcUsage = measureCpu({ 'svc-http': http.proc.pid, engine: engine.proc.pid, worker: worker.proc.pid });
       const result = await load(svcTarget);
       svcRuns.push(summary(result));
-      for (const [k, pid] of Object.entries(pids)) {
-        const used = cpuSeconds(pid) - before[k];
-        if (Number.isFinite(used)) cpuPerRequest[k] = (cpuPerRequest[k] ?? 0) + (used * 1e6) / result.requests.total;
-      }
+      const { generator, ...path } = svcUsage(result.requests.total);
+      generatorBesideSvc += generator;
+      for (const [k, us] of Object.entries(path)) cpuPerRequest[k] = (cpuPerRequest[k] ?? 0) + us;
       if (molTarget !== undefined) molRuns.push(summary(await load(molTarget)));
     }
     const f = average(floorRuns);
@@ -130,7 +158,16 @@ export async function run({ log = console.log } = {}) {
       `  svc-http → engine → worker: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors ${s.errors}`,
     );
     const cpu = Object.entries(cpuPerRequest).map(([k, us]) => `${k} ${(us / ROUNDS).toFixed(0)}`);
-    if (cpu.length > 0) log(`  CPU per request (µs, user + system): ${cpu.join(', ')}`);
+    const pathCpu = Object.values(cpuPerRequest).reduce((sum, us) => sum + us, 0) / ROUNDS;
+    const bareCpu = floorCpu.server / ROUNDS;
+    if (cpu.length > 0) {
+      const bare = Number.isFinite(bareCpu) ? `; the bare server ${bareCpu.toFixed(0)}` : '';
+      log(
+        `  CPU per request (µs, user + system): ${cpu.join(', ')}${bare}; autocannon (this process) ` +
+          `${(floorCpu.generator / ROUNDS).toFixed(0)} beside the bare server, ` +
+          `${(generatorBesideSvc / ROUNDS).toFixed(0)} beside svc-http`,
+      );
+    }
     const round = (x) => Math.round(x * 100) / 100;
     const rpsRatio = round(s.rps / f.rps);
     const p99Ratio = round(s.p99 / Math.max(f.p99, 1));
@@ -160,6 +197,18 @@ export async function run({ log = console.log } = {}) {
         target: '≥ 0.5',
       },
       ...peerRows,
+      ...(cpu.length > 0 && Number.isFinite(bareCpu) && bareCpu > 0
+        ? [
+            {
+              name: 'http CPU per request, svc-http + engine + worker',
+              value: Math.round(pathCpu * 10) / 10,
+              unit: 'µs',
+              peer: 'bare node http',
+              floor: Math.round(bareCpu * 10) / 10,
+              ratio: round(pathCpu / bareCpu),
+            },
+          ]
+        : []),
       { name: 'http p50 latency', value: s.p50, unit: 'ms', floor: f.p50, ratio: round(s.p50 / Math.max(f.p50, 1)) },
       { name: 'http p99 latency', value: s.p99, unit: 'ms', floor: f.p99, ratio: p99Ratio, target: '≤ 3' },
       { name: 'http errors (timeouts, non-2xx)', value: s.errors, unit: 'count' },
