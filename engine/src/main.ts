@@ -8,6 +8,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
+import { onStopSignals } from '@svc/sdk/core';
 import { startEngine, type EngineOptions } from './engine.js';
 
 // As the `svc` command does (`withoutPretenuring`, @svc/config-kit/bundle): no allocation-site pretenuring, which
@@ -54,14 +55,15 @@ async function main(): Promise<void> {
   const logger = pino({ name: 'svc-engine', level: parsed.logLevel });
   const engine = await startEngine({ ...parsed.options, logger });
   logger.info({ url: engine.url, port: engine.port }, 'svc engine ready');
-  const stop = (): void => {
-    engine.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // the first signal closes the engine; a later one (not the same Ctrl-C delivered again) exits at once
+  onStopSignals({
+    stop: () =>
+      void engine.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      ),
+    force: () => process.exit(1),
+  });
 }
 
 main().catch((err: unknown) => {

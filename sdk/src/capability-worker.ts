@@ -3,7 +3,9 @@
  * started by hand with `SVC_URL`:
  * - a pino logger on stderr (JSON; level from `SVC_LOG_LEVEL`, default info);
  * - one SDK client to `SVC_URL`; `start(client, logger)` runs once the engine has registered the worker;
- * - SIGTERM / SIGINT: `close()` the worker (bounded), shut the client down, exit 0 (a second signal exits at once);
+ * - SIGTERM / SIGINT: `close()` the worker (bounded), shut the client down, exit 0. A second signal exits at once,
+ *   unless it comes within `REPEATED_SIGNAL_MS` of the first (the same Ctrl-C, from the terminal and from npm), or is
+ *   the supervisor's SIGTERM to a supervised worker (the supervisor ends its grace period with SIGKILL);
  * - `SVC_SUPERVISED=1` (set by the engine's supervisor): when the engine connection is lost and not regained within
  *   a short grace period, exit 0, so that a `kill -9` of the engine leaves no orphan. Unsupervised, it reconnects
  *   forever;
@@ -11,6 +13,7 @@
  */
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
+import { onStopSignals } from './stop-signals.js';
 import { setLogForwarder } from './telemetry/log-forward.js';
 import type { ConnectionState, SvcClient } from './types.js';
 import { registerWorker } from './worker.js';
@@ -61,12 +64,16 @@ export async function runCapabilityWorker(worker: CapabilityWorker): Promise<Run
     })();
     return stopping;
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping !== undefined) process.exit(code130(signal));
-    void stop(0, signal);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  const exitNow = (signal: NodeJS.Signals): never => process.exit(code130(signal));
+  // a Ctrl-C reaches a supervised worker and its supervisor, which then sends SIGTERM: that one must not cut the
+  // close short (the supervisor's own grace period ends in SIGKILL)
+  const forces = (signal: NodeJS.Signals): boolean => !(supervised && signal === 'SIGTERM');
+  onStopSignals({
+    // already stopping without a signal (the engine lost, a failed start): a signal is the second request
+    stop: (signal) => (stopping !== undefined && forces(signal) ? exitNow(signal) : void stop(0, signal)),
+    force: exitNow,
+    forces,
+  });
 
   watchdog?.arm(SUPERVISED_FIRST_CONNECT_MS, 'engine not reachable');
   await client.ready();

@@ -38,6 +38,7 @@ export { FrameWriter } from './connection/frame-writer.js';
 export { textOf } from './text.js';
 export { InFlightMap, InFlightSet, IN_FLIGHT_RENEW_AFTER } from './in-flight.js';
 export { Deadlines, type DeadlineEntry } from './client/deadlines.js';
+export { onStopSignals, REPEATED_SIGNAL_MS, type StopSignalHandlers, type StopSignals } from './stop-signals.js';
 export { JsonText } from './json-text.js';
 export { jsonField, quoteId } from './wire-frames.js';
 export {

@@ -83,6 +83,34 @@ describe('runCapabilityWorker', () => {
     );
   });
 
+  it('supervised: a Ctrl-C and then the supervisor SIGTERM let the close finish, and it exits 0', async () => {
+    const engine = await engineUp();
+    const w = worker({ SVC_URL: engine.url, CAP_NAME: 'cap-e', SVC_SUPERVISED: '1', CAP_CLOSE_MS: '700' });
+    await w.waitForOutput('cap-e started');
+    w.proc.kill('SIGINT'); // the terminal's Ctrl-C reaches every process of the group
+    await new Promise((r) => setTimeout(r, 20));
+    w.proc.kill('SIGTERM'); // then svc stops its children
+    await new Promise((r) => setTimeout(r, 600)); // past the window: still the supervisor's, not a second Ctrl-C
+    w.proc.kill('SIGTERM');
+    await expect(w.exit).resolves.toBe(0);
+    expect(w.logs()).toContain('capability closed');
+  });
+
+  it('unsupervised: one Ctrl-C delivered twice (terminal and npm) closes once; a later one exits at once', async () => {
+    const engine = await engineUp();
+    const w = worker({ SVC_URL: engine.url, CAP_NAME: 'cap-f', CAP_CLOSE_MS: '3000' });
+    await w.waitForOutput('cap-f started');
+    w.proc.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 10)); // npm forwards it a moment after the terminal sent it
+    w.proc.kill('SIGINT');
+    await w.waitForOutput('cap-f stopping');
+    await new Promise((r) => setTimeout(r, 700));
+    expect(w.exited).toBe(false); // the repeated Ctrl-C did not cut the close short
+    w.proc.kill('SIGINT');
+    await expect(w.exit).resolves.toBe(130);
+    expect(w.logs()).not.toContain('capability closed');
+  });
+
   it('logs an uncaught exception and exits 1', async () => {
     const engine = await engineUp();
     const w = worker({ SVC_URL: engine.url, CAP_NAME: 'cap-d', CAP_CRASH: 'uncaught' });

@@ -97,6 +97,30 @@ describe('svc stops cleanly', () => {
     expect(engine.logs()).toContain('svc stopped');
     await engine.stop();
   });
+
+  it('on one Ctrl-C delivered twice (by the terminal and by npm start): an orderly stop, exit 0', async () => {
+    // a worker whose close takes a moment, so the second delivery arrives while svc is still stopping
+    const engine = await startEngine({
+      modules: [
+        {
+          class: 'modules::shell::ExecModule',
+          config: {
+            exec: [process.execPath, join(ROOT, 'sdk/test/fixtures/capability-worker.mjs')],
+            env: { CAP_NAME: 'slow-close', CAP_CLOSE_MS: 500 },
+          },
+        },
+      ],
+    });
+    await engine.waitForOutput('slow-close started', 15000);
+    engine.proc.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 10)); // npm forwards it a moment after the terminal sent it
+    engine.proc.kill('SIGINT');
+    expect(await engine.exit).toBe(0);
+    expect(engine.logs()).toContain('svc stopped');
+    expect(engine.logs()).not.toContain('second signal');
+    expect(engine.logs()).toContain('capability closed'); // the worker closed in order too
+    await engine.stop();
+  });
 });
 
 describe('svc with a bad config', () => {

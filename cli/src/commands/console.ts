@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import { startConsole, type ConsoleOptions } from '@svc/console';
+import { onStopSignals } from '@svc/sdk/core';
 import { EXIT } from '../exit-codes.js';
 
 export async function consoleCommand(options: Partial<ConsoleOptions>): Promise<number | undefined> {
@@ -19,10 +20,10 @@ export async function consoleCommand(options: Partial<ConsoleOptions>): Promise<
   process.stdout.write(
     `svc console ready at ${running.url} (engine ws://${o.engineHost}:${o.bridgePort}, REST http://${o.engineHost}:${o.enginePort})\n`,
   );
-  const stop = (): void => {
-    void running.close().finally(() => process.exit(EXIT.ok));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // the first signal closes the console; a later one (not the same Ctrl-C delivered again) exits at once
+  onStopSignals({
+    stop: () => void running.close().finally(() => process.exit(EXIT.ok)),
+    force: () => process.exit(EXIT.error),
+  });
   return undefined;
 }

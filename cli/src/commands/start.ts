@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, loadYamlParser, type LoadedConfig } from '@svc/config';
 import { whyUnbundled } from '@svc/config-kit/bundle';
+import { onStopSignals } from '@svc/sdk/core';
 import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
 import { consoleLogger } from '../console-logger.js';
@@ -122,13 +123,18 @@ function describeSource(kind: LoadedConfig['source']['kind']): string {
   }
 }
 
-/** First signal: orderly stop (children get SIGTERM, then SIGKILL after the grace period). Second: exit now. */
+/**
+ * First signal: orderly stop (children get SIGTERM, then SIGKILL after the grace period). A second one: exit now,
+ * unless it comes within `REPEATED_SIGNAL_MS` of the first: under `npm start` one Ctrl-C arrives twice (from the
+ * terminal and from npm).
+ */
 function installShutdown(running: RunningSvc, logger: Logger, graceMs: number): (signal: NodeJS.Signals) => void {
+  const exitNow = (signal: NodeJS.Signals): void => {
+    logger.warn({ signal }, 'second signal: exiting now');
+    process.exit(EXIT.error);
+  };
   const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(EXIT.error);
-    }
+    if (stopping) return exitNow(signal); // a failed start-up is stopping already
     stopping = true;
     logger.info({ signal }, 'svc stopping');
     // A module that hangs on close must not keep svc alive forever.
@@ -148,7 +154,5 @@ function installShutdown(running: RunningSvc, logger: Logger, graceMs: number): 
       },
     );
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  return stop;
+  return onStopSignals({ stop, force: exitNow }).deliver;
 }
