@@ -12,15 +12,21 @@
 // itself (the embedded config, the console's web files, package.json) is found where it was.
 //
 // `dist/bundle/inputs.json` records what the bundle was made from, so that a stale bundle is never run
-// (config/kit/src/bundle.ts).
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// (config/kit/src/bundle.ts). A bundle that is still current, and was made by this same bundler (`bundler.json`:
+// a hash of these scripts and the bundler's version), is left as it is: a build that changed nothing (`npm start`
+// builds first) keeps the bundle's files, and with them the code cache its earlier starts wrote beside them.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleState } from '@svc/config-kit/bundle';
 import { rolldown } from 'rolldown';
 import { dynamicImportPlugin } from './bundle/dynamic-import.mjs';
 import { moduleUrlPlugin } from './bundle/module-url.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUNDLER = JSON.stringify({ bundler: bundlerHash() });
 const PROGRAMS = [
   'cli',
   ...['http', 'state', 'queue', 'cron', 'stream', 'observability'].map((worker) => join('workers', worker)),
@@ -49,6 +55,7 @@ for (const dir of PROGRAMS) {
     rmSync(out, { recursive: true, force: true });
     continue;
   }
+  if (bundleState(out).stale === undefined && readText(join(out, 'bundler.json')) === BUNDLER) continue;
   const bundle = await rolldown({
     input: program,
     platform: 'node',
@@ -84,7 +91,27 @@ for (const dir of PROGRAMS) {
   writeFileSync(join(next, 'inputs.json'), `${JSON.stringify(inputs, null, 2)}\n`);
   // the packages are ES modules ("type": "module"); the bundle's files are not
   writeFileSync(join(next, 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(join(next, 'bundler.json'), BUNDLER);
   swapIn(next, out);
+}
+
+/** A hash of this script, the plugins it uses and the bundler's version: a bundle made otherwise is made again. */
+function bundlerHash() {
+  const hash = createHash('sha256');
+  for (const script of ['bundle-programs.mjs', 'bundle/dynamic-import.mjs', 'bundle/module-url.mjs']) {
+    hash.update(readFileSync(join(ROOT, 'scripts', script)));
+  }
+  const rolldownPackage = createRequire(import.meta.url).resolve('rolldown/package.json');
+  hash.update(JSON.parse(readFileSync(rolldownPackage, 'utf8')).version);
+  return hash.digest('hex');
+}
+
+function readText(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /**

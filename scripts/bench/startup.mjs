@@ -92,7 +92,7 @@ export async function run({ log }) {
   const engineCpu = median(cpuAtReady.splice(0));
   log(`engine alone: ${engineRuns.map((v) => v.toFixed(0)).join(', ')} ms`);
 
-  // The first start after `npm run build` (which replaces the bundle and its code cache), for reference.
+  // The first start after a build that made the bundle again (which removes its code cache), for reference.
   const uncachedRuns = [];
   for (let i = 0; i < 5; i++) {
     const file = join(dir, `engine-uncached-${i}.yaml`);
@@ -138,7 +138,7 @@ export async function run({ log }) {
       unit: 'ms',
     },
     {
-      name: 'engine alone without the code cache (the first start after a build): to ready; CPU',
+      name: 'engine alone without the code cache (the first start after a rebundling build): to ready; CPU',
       value: `${Math.round(uncached)}; ${Math.round(uncachedCpu)}`,
       unit: 'ms',
     },

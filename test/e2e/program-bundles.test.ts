@@ -113,6 +113,25 @@ describe('program bundles', () => {
     expect(readdirSync(join(dir, bundleDir!)).map((f) => statSync(join(dir!, bundleDir!, f)).mtimeMs)).toEqual(stamps);
   });
 
+  it('a build that changed nothing leaves every bundle, and the code cache beside it, as it was', () => {
+    // `npm start` builds first: a rebundle would cost every start its bundling and its code cache
+    const program = (executable: string) => join(ROOT, executable, 'dist/bundle/program.js');
+    const stamps = EXECUTABLES.map((executable) => statSync(program(executable)).mtimeMs);
+    const markers = EXECUTABLES.map((executable) => join(ROOT, executable, 'dist/bundle/.compile-cache/test-marker'));
+    for (const marker of markers) {
+      mkdirSync(join(marker, '..'), { recursive: true });
+      writeFileSync(marker, '');
+    }
+    try {
+      const build = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle-programs.mjs')], { encoding: 'utf8' });
+      expect(build.status, build.stderr).toBe(0);
+      expect(EXECUTABLES.map((executable) => statSync(program(executable)).mtimeMs)).toEqual(stamps);
+      expect(markers.filter((marker) => !existsSync(marker))).toEqual([]);
+    } finally {
+      for (const marker of markers) rmSync(marker, { force: true });
+    }
+  });
+
   it('svc started without its bundle says why in its ready log line and banner', async () => {
     // an executable laid out as cli/dist is, with no bundle beside it: its main.js runs program.js, the svc program
     dir = mkdtempSync(join(tmpdir(), 'svc-unbundled-'));

@@ -63,9 +63,11 @@ export async function runProgram(mainUrl: string): Promise<void> {
 
 /**
  * `<dir>/program.js` when `<dir>/inputs.json` lists files that all still have the recorded modification times,
- * else why not.
+ * else why not. `npm run build` asks the same before it bundles a program again (scripts/bundle-programs.mjs).
  */
-function bundleState(dir: string): { program: string; stale?: undefined } | { program?: undefined; stale: string } {
+export function bundleState(
+  dir: string,
+): { program: string; stale?: undefined } | { program?: undefined; stale: string } {
   let inputs: Record<string, number>;
   try {
     inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as Record<string, number>;
