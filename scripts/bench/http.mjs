@@ -5,8 +5,9 @@
  * 127.0.0.1:4222), measured in the same run. Targets: ≥ 0.5× the floor's requests/s and ≥ 2.5× moleculer-web's,
  * p99 ≤ 3× the floor's. It also prints the CPU per request of each process on the path, of the bare server and of
  * autocannon (which runs in this process, on the same cores), and a row with the path's CPU per request against the
- * bare server's: the request rates share the cores with the load generator, the CPU figures do not. With BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in
- * bench-results/profiles/, named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
+ * bare server's: the request rates share the cores with the load generator, the CPU figures do not. With
+ * BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in bench-results/profiles/,
+ * named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
