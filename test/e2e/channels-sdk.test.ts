@@ -94,6 +94,42 @@ describe('our SDK channels', () => {
     expect(err).toMatchObject({ code: 'channel_closed', closeCode: 1011 });
   });
 
+  it('fails a write made while the channel is closing through its callback, without an error event', async () => {
+    const ch = await createChannel(ours);
+    const reading = ch.reader.readAll();
+    await new Promise<void>((r) => ch.writer.stream.write(Buffer.from('first'), () => r()));
+    const errors: unknown[] = [];
+    ch.writer.stream.on('error', (e) => errors.push(e));
+    ch.writer.close(); // the socket is closing; its `close` event comes later
+    const failed = await new Promise<Error | null | undefined>((r) => ch.writer.stream.write(Buffer.from('late'), r));
+    expect(failed?.message).toMatch(/closed|destroyed/);
+    expect((await reading).toString()).toBe('first');
+    expect(await ch.writer.closed).toBe(1000);
+    expect(errors).toEqual([]);
+  });
+
+  it('ends a handler writing until its reader leaves, with no error event on the stream', async () => {
+    for (let round = 0; round < 5; round++) {
+      const ch = await createChannel(ours);
+      // no 'error' listener, as in a handler that streams to a client until it goes away: an 'error' event would
+      // be an uncaught exception here and fail the run
+      let writes = 0;
+      const writing = new Promise<void>((resolve) => {
+        const next = (): void => {
+          if (ch.writer.stream.destroyed) return resolve();
+          writes += 1;
+          ch.writer.stream.write(Buffer.alloc(64, 0x61), () => undefined);
+          setImmediate(next);
+        };
+        next();
+      });
+      ch.reader.stream.once('data', () => ch.reader.close());
+      await writing;
+      expect(writes).toBeGreaterThan(1);
+      expect(await ch.writer.closed).toBeGreaterThanOrEqual(1000);
+    }
+  });
+
   it('removes a channel with its key, and not twice', async () => {
     const ch = await createChannel(ours);
     expect(await removeChannel(ours, ch.readerRef)).toBe(true);

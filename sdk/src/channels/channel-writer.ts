@@ -3,8 +3,8 @@
  * (one text frame). The socket opens on first use. A write completes when its frames were handed to the OS, so
  * `stream.write()` returning false, and `drain`, carry the engine's backpressure (a slow reader) to the caller.
  * `stream.end()` closes the channel with 1000 `stream_complete` after the last frame; `close()` with 1000
- * `channel_close`. When the reader goes away the engine closes this end and `stream` is destroyed (writes fail,
- * `closed` resolves): that is how a handler learns its client left.
+ * `channel_close`. When the reader goes away the engine closes this end and `stream` is destroyed without an error
+ * (writes fail through their callbacks, `closed` resolves): that is how a handler learns its client left.
  */
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
@@ -81,10 +81,20 @@ export class ChannelWriter {
       return;
     }
     if (ws.readyState !== WebSocket.OPEN) {
-      done(new Error('channel is closed'));
+      this.fail(done, new Error('channel is closed'));
       return;
     }
-    ws.send(data, { binary }, (err) => done(err ?? undefined));
+    ws.send(data, { binary }, (err) => (err ? this.fail(done, err) : done()));
+  }
+
+  /**
+   * A write that finds the socket closing or closed (its `close` event may not have come yet) means the reader left
+   * or the channel was closed: the stream is destroyed without an error first, so the write's callback gets the
+   * failure and the stream emits no `'error'` that a handler writing until its client leaves would not expect.
+   */
+  private fail(done: (err?: Error) => void, err: Error): void {
+    if (!this.stream.destroyed) this.stream.destroy();
+    done(err);
   }
 
   private socket(): WebSocket {
