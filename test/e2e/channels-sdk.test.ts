@@ -16,7 +16,7 @@ import {
   type StreamChannelRef,
   type SvcClient,
 } from '@svc/sdk';
-import { spawnWorker, startEngine, waitForFunction, type Child, type EngineProcess } from '../harness.js';
+import { freePort, spawnWorker, startEngine, waitForFunction, type Child, type EngineProcess } from '../harness.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -128,6 +128,32 @@ describe('our SDK channels', () => {
       expect(writes).toBeGreaterThan(1);
       expect(await ch.writer.closed).toBeGreaterThanOrEqual(1000);
     }
+  });
+
+  it('fails the writes of a writer whose channel was already gone, without an error event', async () => {
+    const ch = await createChannel(ours);
+    expect(await removeChannel(ours, ch.readerRef)).toBe(true);
+    const writer = new ChannelWriter(engine.url, ch.writerRef);
+    const errors: unknown[] = [];
+    writer.stream.on('error', (e) => errors.push(e));
+    const failed = await new Promise<Error | null | undefined>((r) => writer.stream.write(Buffer.from('x'), r));
+    expect(failed?.message).toBe('channel is gone: its reader left, or it was removed');
+    expect(await writer.closed).toBe(1006);
+    expect(writer.stream.destroyed).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('still reports a socket that cannot connect as an error event', async () => {
+    const port = await freePort();
+    const writer = new ChannelWriter(`ws://127.0.0.1:${port}`, {
+      channel_id: 'c',
+      access_key: 'k',
+      direction: 'write',
+    });
+    const error = new Promise<Error>((r) => writer.stream.once('error', r));
+    writer.stream.write(Buffer.from('x'), () => undefined);
+    expect(await error).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(await writer.closed).toBe(1006);
   });
 
   it('removes a channel with its key, and not twice', async () => {

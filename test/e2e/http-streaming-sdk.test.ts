@@ -69,6 +69,20 @@ describe('streaming HTTP with our SDK handlers', () => {
     await worker.waitForOutput(/sse stopped (channel \d+|signal)/, 15_000);
   });
 
+  it('keeps a worker alive whose handler opens its response after the client left', async () => {
+    const controller = new AbortController();
+    const pending = request(`${http.base}/ours-st/late`, { signal: controller.signal }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    await pending;
+    await worker.waitForOutput(/late writer stopped .*\n/, 15_000);
+    // the write failed through its callback; an 'error' event would have killed the worker before this line
+    expect(/late writer stopped (.*)\n/.exec(worker.logs())?.[1]).toMatch(/^\d+ channel is (gone|closed)/);
+    const res = await request(`${http.base}/ours-st/download?size=10`);
+    expect(res.statusCode).toBe(206);
+    expect((await res.body.arrayBuffer()).byteLength).toBe(10);
+  });
+
   it("refuses a request's channels once its response is over, when the handler never opened them", async () => {
     const res = await request(`${http.base}/ours-st/refs`);
     expect(res.statusCode).toBe(200);

@@ -4,7 +4,9 @@
  * `stream.write()` returning false, and `drain`, carry the engine's backpressure (a slow reader) to the caller.
  * `stream.end()` closes the channel with 1000 `stream_complete` after the last frame; `close()` with 1000
  * `channel_close`. When the reader goes away the engine closes this end and `stream` is destroyed without an error
- * (writes fail through their callbacks, `closed` resolves): that is how a handler learns its client left.
+ * (writes fail through their callbacks, `closed` resolves): that is how a handler learns its client left. A channel
+ * already gone when this end opens (the engine answers 404: its reader left, or it was removed) ends the same way;
+ * any other refusal or socket error destroys `stream` with that error.
  */
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
@@ -23,6 +25,8 @@ export class ChannelWriter {
   private ws: WebSocket | undefined;
   private resolveClosed!: (code: number) => void;
   private ended = false;
+  /** The HTTP status the engine refused this end's upgrade with, if it did. */
+  private refused: number | undefined;
 
   constructor(engineUrl: string, ref: StreamChannelRef) {
     this.url = channelUrl(engineUrl, ref, 'write');
@@ -77,11 +81,21 @@ export class ChannelWriter {
   private send(data: Buffer, binary: boolean, done: (err?: Error) => void): void {
     const ws = this.socket();
     if (ws.readyState === WebSocket.CONNECTING) {
-      ws.once('open', () => this.send(data, binary, done));
+      // waits for the socket; one that closes without opening fails the write
+      const onOpen = (): void => {
+        ws.off('close', onClose);
+        this.send(data, binary, done);
+      };
+      const onClose = (): void => {
+        ws.off('open', onOpen);
+        this.fail(done);
+      };
+      ws.once('open', onOpen);
+      ws.once('close', onClose);
       return;
     }
     if (ws.readyState !== WebSocket.OPEN) {
-      this.fail(done, new Error('channel is closed'));
+      this.fail(done);
       return;
     }
     ws.send(data, { binary }, (err) => (err ? this.fail(done, err) : done()));
@@ -92,9 +106,12 @@ export class ChannelWriter {
    * or the channel was closed: the stream is destroyed without an error first, so the write's callback gets the
    * failure and the stream emits no `'error'` that a handler writing until its client leaves would not expect.
    */
-  private fail(done: (err?: Error) => void, err: Error): void {
+  private fail(done: (err?: Error) => void, err?: Error): void {
     if (!this.stream.destroyed) this.stream.destroy();
-    done(err);
+    done(
+      err ??
+        new Error(this.refused === 404 ? 'channel is gone: its reader left, or it was removed' : 'channel is closed'),
+    );
   }
 
   private socket(): WebSocket {
@@ -105,8 +122,15 @@ export class ChannelWriter {
       generateMask: zeroMask,
     });
     this.ws = ws;
+    ws.once('unexpected-response', (_req, res) => {
+      this.refused = res.statusCode;
+      res.resume();
+      ws.terminate(); // ends in 'error' and 'close', below
+    });
     ws.on('error', (err) => {
-      if (!this.stream.destroyed) this.stream.destroy(err);
+      if (this.stream.destroyed) return;
+      if (this.refused === 404) this.stream.destroy();
+      else this.stream.destroy(this.refused === undefined ? err : new Error(`channel refused: HTTP ${this.refused}`));
     });
     ws.on('close', (code) => {
       this.resolveClosed(code);

@@ -1,7 +1,8 @@
 /* global Buffer */
 // A worker on our SDK (@svc/sdk) streaming HTTP bodies through the request/response channel refs of its payload.
 // Env: SVC_URL. Routes under /ours-st/. Prints "ready" once registered, "sse stopped <reason>" when an SSE client left,
-// "refs <json>" with the channel refs of a /ours-st/refs request.
+// "refs <json>" with the channel refs of a /ours-st/refs request, "late writer stopped <code> <error>" when the
+// handler of /ours-st/late, opening its response only after its client left, found it gone.
 import { createHash } from 'node:crypto';
 import { openChannel, registerWorker } from '@svc/sdk';
 
@@ -45,6 +46,26 @@ route('ours-st::sse', '/ours-st/sse', 'GET', async (req, ctx) => {
     await new Promise((r) => setTimeout(r, 50));
   }
   console.log(`sse stopped ${stopped}`);
+});
+
+// Opens the response only once its client left (the signal fires when svc-http cancels the call) and svc-http has
+// retired the request's channels, then streams with no error listener, as an SSE handler does: the write must fail
+// and the worker live on.
+route('ours-st::late', '/ours-st/late', 'GET', async (req, ctx) => {
+  await new Promise((r) => {
+    ctx.signal.addEventListener('abort', r);
+    setTimeout(r, 5_000);
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const out = openChannel(worker, req.response);
+  let failed = 'none';
+  while (!out.stream.destroyed) {
+    out.stream.write('data: late\n\n', (err) => (failed = err ? err.message : failed));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const code = await out.closed;
+  await new Promise((r) => setTimeout(r, 20));
+  console.log(`late writer stopped ${code} ${failed}`);
 });
 
 // Returns a value and prints its channel refs ("refs <json>"), so a test can try them once the request is over.
