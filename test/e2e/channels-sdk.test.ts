@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import {
   ChannelClosedError,
+  ChannelReader,
   ChannelWriter,
   createChannel,
   openChannel,
@@ -141,6 +142,15 @@ describe('our SDK channels', () => {
     expect(await writer.closed).toBe(1006);
     expect(writer.stream.destroyed).toBe(true);
     expect(errors).toEqual([]);
+  });
+
+  it('fails a reader of a removed channel with an error that names the refusal', async () => {
+    const ch = await createChannel(ours);
+    expect(await removeChannel(ours, ch.readerRef)).toBe(true);
+    const reader = openChannel(ours, ch.readerRef) as ChannelReader;
+    await expect(reader.readAll()).rejects.toThrow(
+      'channel refused: HTTP 404 (no such channel: wrong key, or removed, expired or retired)',
+    );
   });
 
   it('still reports a socket that cannot connect as an error event', async () => {

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import WebSocket from 'ws';
 import { zeroMask } from '../connection/zero-mask.js';
-import { ChannelClosedError, channelUrl, type StreamChannelRef } from './refs.js';
+import { ChannelClosedError, channelUrl, refusal, type StreamChannelRef } from './refs.js';
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -59,6 +59,7 @@ export class ChannelReader {
       generateMask: zeroMask,
     });
     this.ws = ws;
+    let refused: number | undefined;
     ws.on('message', (data: Buffer, binary: boolean) => {
       if (!binary) {
         const text = data.toString('utf8');
@@ -72,8 +73,14 @@ export class ChannelReader {
       if (code === 1000 || code === 1005) this.stream.push(null);
       else this.stream.destroy(new ChannelClosedError(code, reason.toString()));
     });
+    ws.once('unexpected-response', (_req, res) => {
+      refused = res.statusCode;
+      res.resume();
+      ws.terminate(); // ends in 'error' and 'close', below
+    });
     ws.on('error', (err) => {
-      if (!this.stream.destroyed) this.stream.destroy(err);
+      if (this.stream.destroyed) return;
+      this.stream.destroy(refused === undefined ? err : new Error(refusal(refused)));
     });
     return ws;
   }

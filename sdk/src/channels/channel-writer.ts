@@ -11,7 +11,7 @@
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { zeroMask } from '../connection/zero-mask.js';
-import { channelUrl, type StreamChannelRef } from './refs.js';
+import { channelUrl, refusal, type StreamChannelRef } from './refs.js';
 
 const FRAME_SIZE = 64 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -130,7 +130,7 @@ export class ChannelWriter {
     ws.on('error', (err) => {
       if (this.stream.destroyed) return;
       if (this.refused === 404) this.stream.destroy();
-      else this.stream.destroy(this.refused === undefined ? err : new Error(`channel refused: HTTP ${this.refused}`));
+      else this.stream.destroy(this.refused === undefined ? err : new Error(refusal(this.refused)));
     });
     ws.on('close', (code) => {
       this.resolveClosed(code);

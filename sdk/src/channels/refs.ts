@@ -47,3 +47,10 @@ export class ChannelClosedError extends Error {
     super(`channel closed before its end (${closeCode}${reason ? ` ${reason}` : ''})`);
   }
 }
+
+/** The error of a channel socket whose upgrade the engine refused with `status`. */
+export function refusal(status: number): string {
+  return status === 404
+    ? 'channel refused: HTTP 404 (no such channel: wrong key, or removed, expired or retired)'
+    : `channel refused: HTTP ${status}`;
+}
