@@ -99,6 +99,19 @@ describe.each([['ours'], ['iii']])('HTTP triggers with %s SDK functions', (p) =>
     const body = (await bad.body.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('INVALID_JSON');
     expect(body.error.message).toMatch(/not valid JSON/);
+    // valid JSON, but 5,000 levels deep: refused, where writing it into the call would overflow svc-http's stack
+    const deep = await request(`${http.base}/${p}/echo/1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '['.repeat(5000) + ']'.repeat(5000),
+    });
+    expect(deep.statusCode).toBe(400);
+    expect(await deep.body.json()).toEqual({
+      error: {
+        code: 'INVALID_JSON',
+        message: 'request body nests arrays and objects deeper than 1000 levels (the limit)',
+      },
+    });
     const big = await request(`${http.base}/${p}/echo/1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

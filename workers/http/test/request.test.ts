@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPayload, LeasedRef, payloadText, type PayloadInput } from '../src/server/payload.js';
-import { parseBody } from '../src/server/request-body.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseBody } from '../src/server/request-body.js';
 import { splitUrl } from '../src/server/request-handler.js';
 import { ConcurrencyLimiter } from '../src/server/concurrency-limiter.js';
 import { CorsPolicy } from '../src/server/cors.js';
@@ -80,6 +80,29 @@ describe('request → payload', () => {
     expect(parseBody(b('\x00\x01'), 'application/octet-stream')).toBeNull();
     expect(parseBody(Buffer.alloc(0), 'application/json')).toBeNull();
     expect(() => parseBody(b('{"a":'), 'application/json')).toThrow(/request body is not valid JSON/);
+  });
+
+  it('refuses a JSON body nested deeper than the limit, counting no bracket inside a string', () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    expect(parseBody(Buffer.from(nested(MAX_JSON_DEPTH)), 'application/json')).toBeInstanceOf(Array);
+    expect(() => parseBody(Buffer.from(nested(MAX_JSON_DEPTH + 1)), 'application/json')).toThrow(
+      `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+    );
+    // 50,000 levels parse, but writing them into the call would overflow the stack: refused as the client's error
+    expect(() => parseBody(Buffer.from(nested(50_000)), 'application/json')).toThrow(/deeper than/);
+    const quoted = JSON.stringify({ s: '[{"\\'.repeat(3000), d: JSON.parse(nested(10)) });
+    expect(parseBody(Buffer.from(quoted), 'application/json')).toMatchObject({ d: [[[[[[[[[[]]]]]]]]]] });
+  });
+
+  it('measures nesting as JSON.parse would build it', () => {
+    const depth = (value: unknown): number =>
+      typeof value === 'object' && value !== null ? 1 + Math.max(0, ...Object.values(value).map(depth)) : 0;
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, limit) => {
+        const text = Buffer.from(JSON.stringify(value));
+        expect(nestsDeeperThan(text, limit)).toBe(depth(value) > limit);
+      }),
+    );
   });
 });
 

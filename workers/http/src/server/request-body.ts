@@ -87,6 +87,36 @@ export function isBufferedType(type: string): boolean {
   return isJsonType(type) || type.startsWith('text/') || type === 'application/x-www-form-urlencoded';
 }
 
+/**
+ * How deep a JSON body may nest. Its payload is written into the call with `JSON.stringify`, whose recursion
+ * overflows the stack a few thousand levels down; a body past this limit is refused as the client's error.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Whether the (valid) JSON text nests arrays and objects deeper than `limit`; strings and their escapes skipped. */
+export function nestsDeeperThan(json: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
 /** True when the request carries a body: chunked, or a content-length above 0 (RFC 9112 §6.3). */
 export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
@@ -108,11 +138,19 @@ export function parseBody(raw: Buffer, contentType: string | undefined): unknown
   const type = mediaType(contentType);
   if (isJsonType(type)) {
     const text = raw.toString('utf8');
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (err) {
       throw new InvalidJsonError(`request body is not valid JSON: ${(err as Error).message}`);
     }
+    // a body shorter than twice the limit cannot nest deeper: most bodies are never scanned
+    if (raw.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+      throw new InvalidJsonError(
+        `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+      );
+    }
+    return value;
   }
   if (type.startsWith('text/')) return raw.toString('utf8');
   if (type === 'application/x-www-form-urlencoded') {
