@@ -1,6 +1,7 @@
 /**
- * Stream names, group ids and item ids have a length limit (1024 bytes, like svc-state's scope and key): a caller
- * that goes over it gets `invalid_input` naming the field and the limit, and nothing is stored.
+ * Stream names, group ids and item ids have a length limit (1024 bytes, like svc-state's scope and key), and data a
+ * nesting limit (128 levels, like svc-state's values): a caller that goes over one gets `invalid_input` naming the
+ * field and the limit, and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawCall, startEngine, type EngineProcess } from '../harness.js';
@@ -51,5 +52,34 @@ describe('svc-stream name limits', () => {
     expect(set.error).toBeUndefined();
     const groups = await rawCall(engine.url, 'stream::list_groups', { stream_name: 's' });
     expect(JSON.stringify(groups.result ?? null)).not.toContain(long);
+  });
+
+  const nested = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i++) value = [value];
+    return value;
+  };
+
+  it('data nested deeper than 128 levels: invalid_input, in stream::set, stream::send and an update op', async () => {
+    const item = { stream_name: 'deep', group_id: 'g', item_id: 'i' };
+    const set = await rawCall(engine.url, 'stream::set', { ...item, data: nested(129) });
+    expect(set.error?.code).toBe('invalid_input');
+    expect(set.error?.message).toBe('stream::set: data: is nested deeper than 128 levels');
+    const send = await rawCall(engine.url, 'stream::send', {
+      stream_name: 'deep',
+      group_id: 'g',
+      type: 't',
+      data: nested(200),
+    });
+    expect(send.error?.message).toBe('stream::send: data: is nested deeper than 128 levels');
+    const update = await rawCall(engine.url, 'stream::update', {
+      ...item,
+      ops: [{ type: 'set', path: 'a', value: nested(129) }],
+    });
+    expect(update.error?.message).toBe('stream::update: ops.0: value is nested deeper than 128 levels');
+    expect((await rawCall(engine.url, 'stream::get', item)).result ?? null).toBeNull();
+    const atLimit = await rawCall(engine.url, 'stream::set', { ...item, data: nested(128) });
+    expect(atLimit.error).toBeUndefined();
+    expect((await rawCall(engine.url, 'stream::get', item)).result).toEqual(nested(128));
   });
 });

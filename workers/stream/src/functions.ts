@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvocationError, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
-import { nameFits, tooLongMessage } from './limits.js';
+import { depthFits, nameFits, TOO_DEEP_MESSAGE, tooLongMessage } from './limits.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
 import { StreamErrorCode } from './error-codes.js';
@@ -17,13 +17,21 @@ const name = (field: string) =>
     .refine(nameFits, { message: tooLongMessage(field) });
 const groupInput = z.object({ stream_name: name('stream_name'), group_id: name('group_id') });
 const itemInput = groupInput.extend({ item_id: name('item_id') });
-const setInput = itemInput.extend({ data: z.unknown() });
+/** An item's or an event's data: any JSON, nested at most MAX_DATA_DEPTH levels. */
+const data = z.unknown().refine((value) => depthFits(value), { message: TOO_DEEP_MESSAGE });
+const setInput = itemInput.extend({ data });
 /** One op, checked by the SDK's rules (the same as `state::update`); a malformed op fails the whole call. */
 const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
   const parsed = parseUpdateOp(raw);
-  if (parsed.ok) return parsed.op;
-  ctx.addIssue({ code: 'custom', message: parsed.problem });
-  return z.NEVER;
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.problem });
+    return z.NEVER;
+  }
+  if ('value' in parsed.op && !depthFits(parsed.op.value)) {
+    ctx.addIssue({ code: 'custom', message: `value ${TOO_DEEP_MESSAGE}` });
+    return z.NEVER;
+  }
+  return parsed.op;
 });
 const updateInput = itemInput.extend({ ops: z.array(updateOp).max(MAX_OPS) });
 const listGroupsInput = z.object({ stream_name: name('stream_name') });
@@ -33,7 +41,7 @@ const sendInput = groupInput.extend({
     .refine(nameFits, { message: tooLongMessage('id') })
     .nullish(),
   type: name('type'),
-  data: z.unknown(),
+  data,
 });
 
 function parse<S extends z.ZodType>(functionId: string, schema: S, payload: unknown): z.output<S> {

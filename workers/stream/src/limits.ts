@@ -13,3 +13,25 @@ export function nameFits(value: string): boolean {
 export function tooLongMessage(field: string): string {
   return `${field} is longer than ${MAX_NAME_BYTES} bytes; use a shorter ${field}`;
 }
+
+/**
+ * Deepest nesting of an item's or an event's data, as svc-state allows for a value: data is written as JSON to the
+ * store and to every subscriber, and deeper JSON would overflow the stack there.
+ */
+export const MAX_DATA_DEPTH = 128;
+
+export const TOO_DEEP_MESSAGE = `is nested deeper than ${MAX_DATA_DEPTH} levels`;
+
+/** True when no part of `value` lies deeper than MAX_DATA_DEPTH (the walk stops there). */
+export function depthFits(value: unknown, depth = 0): boolean {
+  if (depth > MAX_DATA_DEPTH) return false;
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!depthFits(item, depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !depthFits((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
