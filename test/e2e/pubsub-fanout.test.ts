@@ -140,6 +140,51 @@ describe('pubsub', () => {
     }
   });
 
+  it('refuses data it cannot write as JSON with serialization_error, and delivers the next message', async () => {
+    const topic = `deep.${randomUUID().slice(0, 8)}`;
+    const worker = await publisher(localEngine!.url);
+    const got: unknown[] = [];
+    worker.registerFunction('deep-e2e::on', (data: unknown) => void got.push(data));
+    worker.registerTrigger({ type: 'subscribe', function_id: 'deep-e2e::on', config: { topic } });
+    await waitFor(
+      async () => {
+        await worker.trigger({ function_id: 'publish', payload: { topic, data: 'probe' } });
+        await new Promise((r) => setTimeout(r, 50));
+        return got.length > 0;
+      },
+      5000,
+      'binding active',
+    );
+    got.length = 0;
+    // 10,000 levels: JSON.parse reads them, JSON.stringify overflows its stack writing them again (no SDK can send
+    // this, so the frame is written by hand)
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const ws = new WebSocket(localEngine!.url);
+    await new Promise((r) => ws.once('open', r));
+    const answer = new Promise<{ error?: { code: string; message: string } }>((resolve) =>
+      ws.on('message', (raw) => {
+        const msg = JSON.parse((raw as Buffer).toString()) as {
+          type: string;
+          error?: { code: string; message: string };
+        };
+        if (msg.type === 'invocationresult') resolve(msg);
+      }),
+    );
+    const id = randomUUID();
+    ws.send(
+      `{"type":"invokefunction","invocation_id":"${id}","function_id":"publish","data":{"topic":"${topic}","data":${deep}}}`,
+    );
+    const { error } = await answer;
+    ws.close();
+    expect(error?.code).toBe('serialization_error');
+    expect(error?.message).toMatch(
+      new RegExp(`^publish to '${topic.replace('.', '\\.')}': data cannot be written as JSON`),
+    );
+    await worker.trigger({ function_id: 'publish', payload: { topic, data: { next: 1 } } });
+    await waitFor(() => got.length > 0, 5000, 'the next message');
+    expect(got).toEqual([{ next: 1 }]);
+  });
+
   it('refuses a subscribe trigger without a topic with a triggerregistrationresult error', async () => {
     for (const config of [{}, { topic: '' }, { topic: 7 }]) {
       const error = await registrationError(localEngine!.url, config);

@@ -4,7 +4,8 @@
  *
  * It reaches the core only as a worker would, through one in-process SDK client (`ctx.connect('pubsub')`).
  * `publish` resolves once the adapter has taken the message; deliveries are fire-and-forget (void) calls, so a slow
- * subscriber never slows the publisher. Errors: `topic_not_set` (no topic), `publish_failed` (adapter down).
+ * subscriber never slows the publisher. Errors: `topic_not_set` (no topic), `publish_failed` (adapter down),
+ * `serialization_error` (data that cannot be written as JSON, such as arrays nested thousands of levels deep).
  */
 import {
   childTraceparent,
@@ -15,12 +16,13 @@ import {
   type SvcClient,
   type TriggerBinding,
 } from '@svc/sdk/core';
-import { shareWhileSending } from '../../transport/shared-payload.js';
+import { sendEncoded } from '../../transport/shared-payload.js';
 import type { Logger } from 'pino';
 import type { EngineModule, ModuleContext } from '../module.js';
 import type { PubSubAdapter } from './adapters/types.js';
 import { readSubscribeConfig, Subscriptions, type Delivery } from './subscriptions.js';
 import { ModuleErrorCode } from '../../error-codes.js';
+import { dataText } from './data-text.js';
 
 export const PUBLISH_FUNCTION_ID = 'publish';
 const VOID = TriggerAction.Void();
@@ -122,8 +124,10 @@ export class PubSubModule implements EngineModule {
     if (bindings.length === 0) return;
     // Every delivery of one message joins the publisher's trace (a new one when the publisher sent none).
     const trace = childTraceparent(traceparent);
-    // One JSON text of `data` serves every subscriber's frame; nothing here changes `data` during the fan-out.
-    shareWhileSending(data, () => {
+    // One JSON text of `data` serves every subscriber's frame; nothing here changes `data` during the fan-out. It
+    // is made before the first delivery, so data that cannot be written fails the publish (the local adapter
+    // delivers within it) instead of every delivery after the publisher was told it went out.
+    const fanOut = (): void => {
       for (const binding of bindings) {
         // A binding with a condition goes through fireTrigger (condition first); the others are one void call.
         const sent =
@@ -138,7 +142,9 @@ export class PubSubModule implements EngineModule {
             : client.fireTrigger(binding, data, { action: VOID, traceparent: trace });
         sent.catch((err: unknown) => this.deliveryFailed(err, topic, binding.function_id));
       }
-    });
+    };
+    if (typeof data === 'object' && data !== null) sendEncoded(data, dataText(topic, data), fanOut);
+    else fanOut();
   }
 
   private deliveryFailed(err: unknown, topic: string, functionId: string): void {

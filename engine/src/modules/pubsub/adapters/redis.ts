@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { InvocationError } from '@svc/sdk/core';
 import { type Deliver, type PubSubAdapter } from './types.js';
 import { ModuleErrorCode } from '../../../error-codes.js';
+import { dataText } from '../data-text.js';
 
 export interface KvserverPubSubOptions {
   kvserver_url: string;
@@ -48,7 +49,7 @@ export class KvserverAdapter implements PubSubAdapter {
   }
 
   async publish(topic: string, data: unknown, traceparent?: string): Promise<void> {
-    const body = JSON.stringify(traceparent ? { data: data ?? null, traceparent } : { data: data ?? null });
+    const body = dataText(topic, traceparent ? { data: data ?? null, traceparent } : { data: data ?? null });
     try {
       await this.connection(this.pub).publish(this.prefix + topic, body);
     } catch (err) {
@@ -96,7 +97,11 @@ export class KvserverAdapter implements PubSubAdapter {
       return;
     }
     const { data, traceparent } = parsed as { data: unknown; traceparent?: unknown };
-    deliver(channel.slice(this.prefix.length), data, typeof traceparent === 'string' ? traceparent : undefined);
+    try {
+      deliver(channel.slice(this.prefix.length), data, typeof traceparent === 'string' ? traceparent : undefined);
+    } catch (err) {
+      this.logger?.warn({ channel, err }, 'pubsub: dropped a message that could not be delivered');
+    }
   }
 }
 
