@@ -4,6 +4,7 @@
  */
 import type { JsonObject, JsonValue } from './types.js';
 import { UpdateOpErrorCode as C } from '../error-codes.js';
+import { nestedDeeperThan } from '../json-depth.js';
 
 export interface Problem {
   code: string;
@@ -58,20 +59,13 @@ export function mergeValueProblem(value: JsonValue): Problem | undefined {
       message: `merge value key '${polluted}' is not allowed (prototype pollution)`,
     };
   }
-  const depth = jsonDepth(value);
-  if (depth > MAX_MERGE_VALUE_DEPTH) {
+  if (nestedDeeperThan(value, MAX_MERGE_VALUE_DEPTH)) {
     return {
       code: C.MergeValueTooDeep,
-      message: `merge value is nested ${depth} deep; at most ${MAX_MERGE_VALUE_DEPTH} levels are allowed`,
+      message: `merge value is nested more than ${MAX_MERGE_VALUE_DEPTH} levels deep; at most ${MAX_MERGE_VALUE_DEPTH} are allowed`,
     };
   }
   return undefined;
-}
-
-export function jsonDepth(value: JsonValue): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
-  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
-  return 0;
 }
 
 export function isObject(value: JsonValue | undefined): value is JsonObject {

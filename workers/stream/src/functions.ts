@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { InvocationError, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
+import { InvocationError, nestedDeeperThan, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
-import { depthFits, nameFits, TOO_DEEP_MESSAGE, tooLongMessage } from './limits.js';
+import { MAX_DATA_DEPTH, nameFits, TOO_DEEP_MESSAGE, tooLongMessage } from './limits.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
 import { StreamErrorCode } from './error-codes.js';
@@ -18,7 +18,7 @@ const name = (field: string) =>
 const groupInput = z.object({ stream_name: name('stream_name'), group_id: name('group_id') });
 const itemInput = groupInput.extend({ item_id: name('item_id') });
 /** An item's or an event's data: any JSON, nested at most MAX_DATA_DEPTH levels. */
-const data = z.unknown().refine((value) => depthFits(value), { message: TOO_DEEP_MESSAGE });
+const data = z.unknown().refine((value) => !nestedDeeperThan(value, MAX_DATA_DEPTH), { message: TOO_DEEP_MESSAGE });
 const setInput = itemInput.extend({ data });
 /** One op, checked by the SDK's rules (the same as `state::update`); a malformed op fails the whole call. */
 const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
@@ -27,7 +27,7 @@ const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
     ctx.addIssue({ code: 'custom', message: parsed.problem });
     return z.NEVER;
   }
-  if ('value' in parsed.op && !depthFits(parsed.op.value)) {
+  if ('value' in parsed.op && nestedDeeperThan(parsed.op.value, MAX_DATA_DEPTH)) {
     ctx.addIssue({ code: 'custom', message: `value ${TOO_DEEP_MESSAGE}` });
     return z.NEVER;
   }

@@ -21,17 +21,3 @@ export function tooLongMessage(field: string): string {
 export const MAX_DATA_DEPTH = 128;
 
 export const TOO_DEEP_MESSAGE = `is nested deeper than ${MAX_DATA_DEPTH} levels`;
-
-/** True when no part of `value` lies deeper than MAX_DATA_DEPTH (the walk stops there). */
-export function depthFits(value: unknown, depth = 0): boolean {
-  if (depth > MAX_DATA_DEPTH) return false;
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) {
-    for (const item of value) if (!depthFits(item, depth + 1)) return false;
-    return true;
-  }
-  for (const key in value) {
-    if (Object.hasOwn(value, key) && !depthFits((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
-}
