@@ -142,6 +142,27 @@ describe('svc-queue: TriggerAction.Enqueue', () => {
     );
   });
 
+  it('refuses data nested deeper than 128 levels with invalid_arguments, in every enqueue function', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 129; i++) deep = [deep];
+    const refusal = async (functionId: string, data: unknown): Promise<unknown> =>
+      call(functionId, data).then(
+        () => 'accepted',
+        (err: Error & { code?: string }) => ({ code: err.code, message: err.message }),
+      );
+    expect(await refusal('queue::enqueue', { queue: Q, function_id: 'qe2e::record', data: deep })).toEqual({
+      code: 'invalid_arguments',
+      message: "invalid_arguments: queue::enqueue: 'data' is nested deeper than 128 levels",
+    });
+    expect(await refusal('queue::publish', { topic: Q, data: deep })).toMatchObject({
+      message: expect.stringContaining("queue::publish: 'data' is nested deeper than 128 levels"),
+    });
+    const fromEngine = { queue: Q, function_id: 'qe2e::record', data: deep, messageReceiptId: randomUUID() };
+    expect(await refusal('engine::queue::enqueue', fromEngine)).toMatchObject({
+      message: expect.stringContaining("engine::queue::enqueue: 'data' is nested deeper than 128 levels"),
+    });
+  });
+
   it('retries a failing function with backoff and succeeds on a later attempt', async () => {
     failuresLeft.set('twice', 2);
     await caller.trigger({

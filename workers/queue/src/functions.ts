@@ -5,7 +5,7 @@
 import { InvocationError, type HandlerContext, type SvcClient } from '@svc/sdk';
 import type { JobInput, QueueBackend } from './adapters/types.js';
 import type { Consumers } from './consumers.js';
-import { asObject, badInput, int, optStr, queueName, str, type Obj } from './input.js';
+import { asObject, badInput, int, jobData, optStr, queueName, str, type Obj } from './input.js';
 import type { Subscriptions } from './triggers.js';
 import { QueueErrorCode } from './error-codes.js';
 
@@ -44,7 +44,7 @@ export function registerQueueFunctions(
     if (!consumers.has(queue)) await consumers.ensure(queue);
     const job: JobInput = {
       function_id: str(o, 'function_id', f),
-      data: o.data ?? null,
+      data: jobData(o, f),
       traceparent: traceparent ?? optStr(o, 'traceparent', f) ?? null,
       baggage: optStr(o, 'baggage', f) ?? null,
     };
@@ -96,7 +96,8 @@ export function registerQueueFunctions(
     const id = optStr(o, 'id', 'queue::enqueue');
     await consumers.ensure(queue);
     const function_id = str(o, 'function_id', 'queue::enqueue');
-    const messageReceiptId = await backend.enqueue(queue, { ...(id ? { id } : {}), function_id, data: o.data ?? null });
+    const data = jobData(o, 'queue::enqueue');
+    const messageReceiptId = await backend.enqueue(queue, { ...(id ? { id } : {}), function_id, data });
     return { queue, messageReceiptId };
   });
 
@@ -105,13 +106,14 @@ export function registerQueueFunctions(
     const topic = queueName(o, 'queue::publish', QueueErrorCode.TopicNotSet);
     // With an `id`, each subscriber's job id is derived from it, so a retried publish enqueues nothing twice.
     const id = optStr(o, 'id', 'queue::publish');
+    const data = jobData(o, 'queue::publish');
     await consumers.ensure(topic);
     const message_ids = await Promise.all(
       subs.of(topic).map((s) =>
         backend.enqueue(topic, {
           ...(id ? { id: `${id}:${s.function_id}` } : {}),
           function_id: s.function_id,
-          data: o.data ?? null,
+          data,
           condition_function_id: s.condition_function_id,
         }),
       ),

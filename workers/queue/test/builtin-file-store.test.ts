@@ -81,6 +81,37 @@ describe('builtin file store', () => {
     await a.close();
   }, 30_000);
 
+  it('refuses a job whose data cannot be written alone, and keeps accepting and running the others', async () => {
+    const a = open(path.join(tempDir(), 'q'));
+    await a.start();
+    const ran: unknown[] = [];
+    await a.consume('k', async (job) => void ran.push(job.data));
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep]; // JSON.stringify overflows its stack on it
+    const same = Promise.all(
+      [
+        a.enqueue('k', { function_id: 'f', data: { n: 1 } }),
+        a.enqueue('k', { function_id: 'f', data: deep }),
+        a.enqueue('k', { function_id: 'f', data: { n: 2 } }),
+      ].map((p) =>
+        p.then(
+          () => 'ok',
+          (err: Error & { code?: string }) => `${err.code} | ${err.message}`,
+        ),
+      ),
+    );
+    const outcomes = await same;
+    expect(outcomes[0]).toBe('ok');
+    expect(outcomes[1]).toBe(
+      "invalid_arguments | invalid_arguments: the job's data cannot be written as JSON: Maximum call stack size exceeded",
+    );
+    expect(outcomes[2]).toBe('ok');
+    await a.enqueue('k', { function_id: 'f', data: { n: 3 } }); // the store still takes writes
+    await waitFor(() => ran.length === 3, 5000);
+    expect(ran).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await a.close();
+  });
+
   it('a handler still running at the end of the grace period is aborted, and its job runs again after a restart', async () => {
     const dir = tempDir();
     const a = open(dir);

@@ -19,13 +19,14 @@ import Database from 'better-sqlite3';
 import type { JobRow, JobState, JobStore, Outcome, Totals } from './builtin-store.js';
 import type { ErrorInfo } from './types.js';
 import { QueueErrorCode } from '../error-codes.js';
+import { badInput } from '../input.js';
 import { textOf } from '@svc/sdk';
 
 /** The row's fields an update writes, as they were when it was asked for. */
 type Patch = Pick<JobRow, 'seq' | 'state' | 'attempts' | 'runAt' | 'lastError' | 'failedAt'>;
 
 type Op =
-  | { kind: 'insert'; row: JobRow }
+  | { kind: 'insert'; row: JobRow; payload: string }
   | { kind: 'update'; patch: Patch; outcome?: Outcome | undefined }
   | { kind: 'remove'; seq: number; outcome?: Outcome | undefined };
 
@@ -178,7 +179,15 @@ export class FileJobStore implements JobStore {
   }
 
   insert(row: JobRow): Promise<void> {
-    return this.push({ kind: 'insert', row }, true);
+    // Written to text here, not in the batch's transaction: a job whose data cannot be written fails alone, and
+    // never as a failed commit that would make the store refuse every later write.
+    let payload: string;
+    try {
+      payload = payloadText(row);
+    } catch (err) {
+      return Promise.reject(badInput(`the job's data cannot be written as JSON: ${(err as Error).message}`));
+    }
+    return this.push({ kind: 'insert', row, payload }, true);
   }
   update(row: JobRow, outcome?: Outcome, durable = true): Promise<void> {
     const patch: Patch = {
@@ -313,15 +322,8 @@ function apply(s: Statements, op: Op, totals: Map<string, Totals>): void {
   }
   if (op.kind === 'insert') {
     const r = op.row;
-    const payload = JSON.stringify({
-      function_id: r.function_id,
-      data: r.data,
-      traceparent: r.traceparent,
-      baggage: r.baggage,
-      condition_function_id: r.condition_function_id,
-    });
     const err = r.lastError ? JSON.stringify(r.lastError) : null;
-    s.insert.run(r.seq, r.id, r.queue, r.state, r.attempts, r.runAt, payload, err, r.enqueuedAt, r.failedAt);
+    s.insert.run(r.seq, r.id, r.queue, r.state, r.attempts, r.runAt, op.payload, err, r.enqueuedAt, r.failedAt);
   } else if (op.kind === 'update') {
     const p = op.patch;
     const err = p.lastError ? JSON.stringify(p.lastError) : null;
@@ -329,6 +331,17 @@ function apply(s: Statements, op: Op, totals: Map<string, Totals>): void {
   } else {
     s.remove.run(op.seq);
   }
+}
+
+/** The stored text of a job's call (its `payload` column). */
+function payloadText(r: JobRow): string {
+  return JSON.stringify({
+    function_id: r.function_id,
+    data: r.data,
+    traceparent: r.traceparent,
+    baggage: r.baggage,
+    condition_function_id: r.condition_function_id,
+  });
 }
 
 function fromSql(r: Record<string, unknown>): JobRow {
