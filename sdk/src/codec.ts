@@ -7,6 +7,7 @@
  */
 import { isUuid, type ErrorBody, type Message, type TriggerActionWire } from './protocol.js';
 import { InvokeFrame, ResultFrame } from './wire-frames.js';
+import { nestedDeeperThan } from './json-depth.js';
 
 export interface DecodeFailure {
   ok: false;
@@ -74,6 +75,20 @@ function invalidInvoke(
   return isOptStr(firedBy) ? undefined : 'fired_by';
 }
 
+/**
+ * How deep a field of a registration frame (formats, metadata, a trigger's config) may nest. The engine keeps these
+ * and writes them again to providers and to introspection, which deeper JSON would overflow the stack writing.
+ */
+export const MAX_REGISTRATION_DEPTH = 128;
+
+/** The first field of a registration frame nested deeper than MAX_REGISTRATION_DEPTH, or undefined. */
+function tooDeepField(o: Obj): string | undefined {
+  for (const key in o) {
+    if (Object.hasOwn(o, key) && nestedDeeperThan(o[key], MAX_REGISTRATION_DEPTH)) return key;
+  }
+  return undefined;
+}
+
 /** Returns the name of the first offending field, or undefined when the frame is well-formed. */
 function invalidField(o: Obj): string | undefined {
   switch (o.type) {
@@ -102,12 +117,12 @@ function invalidField(o: Obj): string | undefined {
       if (o.type === 'registerfunction' && o.invocation !== undefined && o.invocation !== null) {
         if (!isObject(o.invocation) || typeof o.invocation.url !== 'string') return 'invocation.url';
       }
-      return undefined;
+      return tooDeepField(o);
     case 'registertrigger':
       if (!str(o, 'id')) return 'id';
       if (!str(o, 'trigger_type')) return 'trigger_type';
       if (!str(o, 'function_id')) return 'function_id';
-      return undefined;
+      return tooDeepField(o);
     case 'unregistertrigger':
       if (!str(o, 'id')) return 'id';
       return optStr(o, 'trigger_type') ? undefined : 'trigger_type';
@@ -203,7 +218,12 @@ export function decodeValue(parsed: unknown): DecodeResult {
   if (typeof type !== 'string') return fail('not_an_object', 'frame has no string "type" key');
   const bad = invalidField(parsed);
   if (bad === '') return fail('unknown_type', `unknown message type "${type}"`, type);
-  if (bad !== undefined) return fail('invalid_field', `${type}: missing or invalid field "${bad}"`, type);
+  if (bad !== undefined) {
+    const why = nestedDeeperThan(parsed[bad], MAX_REGISTRATION_DEPTH)
+      ? `field "${bad}" is nested deeper than ${MAX_REGISTRATION_DEPTH} levels`
+      : `missing or invalid field "${bad}"`;
+    return fail('invalid_field', `${type}: ${why}`, type);
+  }
   if (parsed.type === 'triggerregistrationresult' && typeof parsed.trigger_type !== 'string') {
     // The client falls back to `type` when `trigger_type` is absent; keep a string so handlers need not care.
     parsed.trigger_type = '';

@@ -89,6 +89,22 @@ describe('decodeFrame', () => {
     expect(!out.ok && out.message).toBe('invokefunction: missing or invalid field "invocation_id"');
   });
 
+  it('refuses a registration whose field nests deeper than 128 levels, naming it', () => {
+    const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    const deep = nested(10_000); // JSON.parse reads it; JSON.stringify overflows writing it again
+    const fn = decodeFrame(`{"type":"registerfunction","id":"f","request_format":${deep}}`);
+    expect(!fn.ok && fn.message).toBe('registerfunction: field "request_format" is nested deeper than 128 levels');
+    const trigger = decodeFrame(
+      `{"type":"registertrigger","id":"t","trigger_type":"http","function_id":"f","config":{"x":${deep}}}`,
+    );
+    expect(!trigger.ok && trigger.message).toBe('registertrigger: field "config" is nested deeper than 128 levels');
+    const type = decodeFrame(`{"type":"registertriggertype","id":"k","trigger_request_format":${nested(129)}}`);
+    expect(!type.ok && type.message).toBe(
+      'registertriggertype: field "trigger_request_format" is nested deeper than 128 levels',
+    );
+    expect(decodeFrame(`{"type":"registerfunction","id":"f","metadata":${nested(128)}}`).ok).toBe(true);
+  });
+
   it('round-trips through encodeFrame, dropping undefined fields', () => {
     const text = encodeFrame({ type: 'invocationresult', invocation_id: ID, function_id: 'f', result: undefined });
     expect(text).toBe(`{"type":"invocationresult","invocation_id":"${ID}","function_id":"f"}`);

@@ -79,6 +79,26 @@ describe('bad frames', () => {
     }
   });
 
+  it('refuses registrations nested too deep to write again, and its introspection keeps answering', async () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000); // JSON.parse reads it; JSON.stringify overflows on it
+    const c = await openRaw(engine.url);
+    const refusal = (message: string) =>
+      c.next((f) => f.type === 'error' && (f.error as { message: string }).message === message);
+    c.send(`{"type":"registerfunction","id":"deep::fn","metadata":{"x":${deep}}}`);
+    await refusal('registerfunction: field "metadata" is nested deeper than 128 levels');
+    const trigger = `{"type":"registertrigger","id":"deep-t","trigger_type":"subscribe","function_id":"ok::echo"`;
+    c.send(`${trigger},"config":${deep}}`);
+    await refusal('registertrigger: field "config" is nested deeper than 128 levels');
+    await stillServes(c);
+    // before, the stored binding made every listing of registered triggers fail writing it
+    const listed = await rawCall(engine.url, 'engine::registered-triggers::list', {});
+    expect(listed.error).toBeUndefined();
+    expect(JSON.stringify(listed.result)).not.toContain('deep-t');
+    const info = await rawCall(engine.url, 'engine::functions::info', { function_id: 'deep::fn' });
+    expect(info.error?.code).toBe('NOT_FOUND');
+    await c.close();
+  });
+
   it('drops a result for an invocation the worker never received and says so', async () => {
     const c = await openRaw(engine.url);
     c.send({ type: 'invocationresult', invocation_id: randomUUID(), function_id: 'ok::echo', result: 'forged' });
