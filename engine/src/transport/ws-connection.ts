@@ -50,8 +50,10 @@ export class WsConnection implements Connection, Beating {
       // a fan-out's shared payload is serialised once for all its frames (shared-payload.ts)
       text = message.type === 'invokefunction' ? encodeInvoke(message) : JSON.stringify(message);
     } catch (err) {
-      // a value JSON cannot carry (BigInt, cycle) handed over in-process: refuse this frame, keep the connection
-      this.logger.error({ err, type: message.type }, 'frame not encodable; not sent');
+      // a value JSON cannot carry (BigInt, cycle) handed over in-process: refuse this frame, keep the connection. A
+      // RangeError is data nested too deep to write again, which a client sent: its caller is told, not a bug here
+      const level = err instanceof RangeError ? 'warn' : 'error';
+      this.logger[level]({ err, type: message.type }, 'frame not encodable; not sent');
       return false;
     }
     return this.sendRaw(text);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPayload, LeasedRef, payloadText, type PayloadInput } from '../src/server/payload.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseBody } from '../src/server/request-body.js';
+import { MAX_JSON_DEPTH, parseBody, textNestsDeeperThan } from '../src/server/request-body.js';
 import { splitUrl } from '../src/server/request-handler.js';
 import { ConcurrencyLimiter } from '../src/server/concurrency-limiter.js';
 import { CorsPolicy } from '../src/server/cors.js';
@@ -100,7 +100,7 @@ describe('request → payload', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, limit) => {
         const text = Buffer.from(JSON.stringify(value));
-        expect(nestsDeeperThan(text, limit)).toBe(depth(value) > limit);
+        expect(textNestsDeeperThan(text, limit)).toBe(depth(value) > limit);
       }),
     );
   });

@@ -94,7 +94,7 @@ export function isBufferedType(type: string): boolean {
 export const MAX_JSON_DEPTH = 1000;
 
 /** Whether the (valid) JSON text nests arrays and objects deeper than `limit`; strings and their escapes skipped. */
-export function nestsDeeperThan(json: Buffer, limit: number): boolean {
+export function textNestsDeeperThan(json: Buffer, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < json.length; i++) {
@@ -145,7 +145,7 @@ export function parseBody(raw: Buffer, contentType: string | undefined): unknown
       throw new InvalidJsonError(`request body is not valid JSON: ${(err as Error).message}`);
     }
     // a body shorter than twice the limit cannot nest deeper: most bodies are never scanned
-    if (raw.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    if (raw.length > 2 * MAX_JSON_DEPTH && textNestsDeeperThan(raw, MAX_JSON_DEPTH)) {
       throw new InvalidJsonError(
         `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
       );
