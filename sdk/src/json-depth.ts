@@ -5,6 +5,12 @@
  */
 
 /**
+ * The deepest a value kept or sent by a capability worker may nest (svc-state's values, svc-stream's data, a job's
+ * data in svc-queue): deep enough for any real document, far from where writing it as JSON overflows the stack.
+ */
+export const MAX_VALUE_DEPTH = 128;
+
+/**
  * True when `value` nests arrays and objects more than `limit` levels deep (a scalar is 0 levels, `[]` and `{}`
  * one, `[[1]]` two). The walk never goes below `limit`.
  */

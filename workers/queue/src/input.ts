@@ -1,5 +1,5 @@
 /** Validation of the queue functions' inputs (untrusted: they come from any worker). */
-import { InvocationError, nestedDeeperThan } from '@svc/sdk';
+import { InvocationError, MAX_VALUE_DEPTH, nestedDeeperThan } from '@svc/sdk';
 import { QueueErrorCode } from './error-codes.js';
 
 export type Obj = Record<string, unknown>;
@@ -40,16 +40,10 @@ export function int(o: Obj, key: string, dflt: number, min: number, max: number,
   throw badInput(`${fn}: '${key}' must be an integer from ${min} to ${max}`);
 }
 
-/**
- * Deepest nesting of a job's data (svc-state's limit for a value, and svc-stream's for data): a job is stored and
- * sent as JSON, which deeper data would overflow the stack writing.
- */
-export const MAX_DATA_DEPTH = 128;
-
-/** A job's `data` (null when absent), refused when nested deeper than MAX_DATA_DEPTH. */
+/** A job's `data` (null when absent), refused when nested deeper than MAX_VALUE_DEPTH (stored and sent as JSON). */
 export function jobData(o: Obj, fn: string): unknown {
   const data = o.data ?? null;
-  if (nestedDeeperThan(data, MAX_DATA_DEPTH))
-    throw badInput(`${fn}: 'data' is nested deeper than ${MAX_DATA_DEPTH} levels`);
+  if (nestedDeeperThan(data, MAX_VALUE_DEPTH))
+    throw badInput(`${fn}: 'data' is nested deeper than ${MAX_VALUE_DEPTH} levels`);
   return data;
 }

@@ -2,11 +2,11 @@
  * Validation of `state::*` inputs (untrusted: they come from any worker). Every problem is an `INVALID_ARGUMENTS`
  * error that names the field and says what is expected; nothing reaches the store before its input passed here.
  */
-import { ErrorCode, InvocationError, parseUpdateOp, type UpdateOp } from '@svc/sdk';
+import { ErrorCode, InvocationError, MAX_VALUE_DEPTH, parseUpdateOp, type UpdateOp } from '@svc/sdk';
 import type { JsonValue } from './adapters/types.js';
 
 /** Deepest nesting a stored value may have (deeper JSON is refused rather than risking the stack). */
-export const MAX_VALUE_DEPTH = 128;
+export { MAX_VALUE_DEPTH };
 /** Longest scope or key, in bytes. */
 export const MAX_NAME_BYTES = 1024;
 /** Most ops in one `state::update`. */

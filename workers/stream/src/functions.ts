@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { InvocationError, nestedDeeperThan, parseUpdateOp, type SvcClient, type UpdateOp } from '@svc/sdk';
+import {
+  InvocationError,
+  MAX_VALUE_DEPTH,
+  nestedDeeperThan,
+  parseUpdateOp,
+  type SvcClient,
+  type UpdateOp,
+} from '@svc/sdk';
 import type { StreamAdapter } from './adapters/types.js';
-import { MAX_DATA_DEPTH, nameFits, TOO_DEEP_MESSAGE, tooLongMessage } from './limits.js';
+import { nameFits, TOO_DEEP_MESSAGE, tooLongMessage } from './limits.js';
 import { wrap, type StreamWrapperMessage } from './messages.js';
 import type { StreamStore } from './store.js';
 import { StreamErrorCode } from './error-codes.js';
@@ -17,8 +24,8 @@ const name = (field: string) =>
     .refine(nameFits, { message: tooLongMessage(field) });
 const groupInput = z.object({ stream_name: name('stream_name'), group_id: name('group_id') });
 const itemInput = groupInput.extend({ item_id: name('item_id') });
-/** An item's or an event's data: any JSON, nested at most MAX_DATA_DEPTH levels. */
-const data = z.unknown().refine((value) => !nestedDeeperThan(value, MAX_DATA_DEPTH), { message: TOO_DEEP_MESSAGE });
+/** An item's or an event's data: any JSON, nested at most MAX_VALUE_DEPTH levels. */
+const data = z.unknown().refine((value) => !nestedDeeperThan(value, MAX_VALUE_DEPTH), { message: TOO_DEEP_MESSAGE });
 const setInput = itemInput.extend({ data });
 /** One op, checked by the SDK's rules (the same as `state::update`); a malformed op fails the whole call. */
 const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
@@ -27,7 +34,7 @@ const updateOp = z.unknown().transform((raw, ctx): UpdateOp => {
     ctx.addIssue({ code: 'custom', message: parsed.problem });
     return z.NEVER;
   }
-  if ('value' in parsed.op && nestedDeeperThan(parsed.op.value, MAX_DATA_DEPTH)) {
+  if ('value' in parsed.op && nestedDeeperThan(parsed.op.value, MAX_VALUE_DEPTH)) {
     ctx.addIssue({ code: 'custom', message: `value ${TOO_DEEP_MESSAGE}` });
     return z.NEVER;
   }

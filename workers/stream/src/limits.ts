@@ -1,3 +1,5 @@
+import { MAX_VALUE_DEPTH } from '@svc/sdk';
+
 /**
  * Length limits of stream names, group ids and item ids, the same as svc-state's scope and key limit: a name is
  * part of every storage key and every frame that carries it, so an unbounded one would let one caller make every
@@ -14,10 +16,5 @@ export function tooLongMessage(field: string): string {
   return `${field} is longer than ${MAX_NAME_BYTES} bytes; use a shorter ${field}`;
 }
 
-/**
- * Deepest nesting of an item's or an event's data, as svc-state allows for a value: data is written as JSON to the
- * store and to every subscriber, and deeper JSON would overflow the stack there.
- */
-export const MAX_DATA_DEPTH = 128;
-
-export const TOO_DEEP_MESSAGE = `is nested deeper than ${MAX_DATA_DEPTH} levels`;
+/** An item's or an event's data nested deeper than MAX_VALUE_DEPTH (it is written as JSON to the store and to every subscriber). */
+export const TOO_DEEP_MESSAGE = `is nested deeper than ${MAX_VALUE_DEPTH} levels`;
