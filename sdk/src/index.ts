@@ -32,9 +32,9 @@ export {
   type IngestPrefix,
   type TelemetryPrefix,
 } from './telemetry/otlp-frames.js';
+export { globMatcher, globMatches, type GlobMatcher } from './glob.js';
 export {
   createSampler,
-  globToRegExp,
   RuleSampler,
   SERVICE_ATTRIBUTE,
   type SamplingRuleSettings,

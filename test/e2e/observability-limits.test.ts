@@ -117,3 +117,30 @@ describe('limits', () => {
     );
   });
 });
+
+describe('query patterns', () => {
+  it('answers a pattern that would backtrack without end as a regular expression, and keeps answering', async () => {
+    const service = 'a'.repeat(60);
+    await worker.trigger({ function_id: 'engine::log::info', payload: { message: 'long', service_name: service } });
+    // As `^(.*a){25}.*!$` this tries every way of placing 25 `a`s in 60: svc-otel would never answer again.
+    const hostile = `${'*a'.repeat(25)}!`;
+    const none = await worker.trigger<{ total: number }>({
+      function_id: 'engine::logs::list',
+      payload: { service: hostile },
+      timeoutMs: 10_000,
+    });
+    expect(none.total).toBe(0);
+    const traces = await worker.trigger<{ total: number }>({
+      function_id: 'engine::traces::list',
+      payload: { name: hostile, service: hostile },
+      timeoutMs: 10_000,
+    });
+    expect(traces.total).toBe(0);
+    const found = await worker.trigger<{ logs: { body: string }[] }>({
+      function_id: 'engine::logs::list',
+      payload: { service: `${'*a'.repeat(25)}*` },
+      timeoutMs: 10_000,
+    });
+    expect(found.logs.map((l) => l.body)).toEqual(['long']);
+  });
+});

@@ -6,6 +6,7 @@
  * parent's decision.
  */
 import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
+import { globMatcher, type GlobMatcher } from '../glob.js';
 import {
   AlwaysOnSampler,
   ParentBasedSampler,
@@ -34,17 +35,9 @@ export interface SamplingSettings {
 /** The attribute the rules' `service` pattern is matched against (the span's service). */
 export const SERVICE_ATTRIBUTE = 'service.name';
 
-export function globToRegExp(pattern: string): RegExp {
-  const body = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}
-
 interface CompiledRule {
-  operation: RegExp | undefined;
-  service: RegExp | undefined;
+  operation: GlobMatcher | undefined;
+  service: GlobMatcher | undefined;
   sampler: Sampler;
 }
 
@@ -74,8 +67,8 @@ export class RuleSampler implements Sampler {
 
   constructor(private readonly settings: SamplingSettings) {
     this.rules = settings.rules.map((r) => ({
-      operation: r.operation === undefined ? undefined : globToRegExp(r.operation),
-      service: r.service === undefined ? undefined : globToRegExp(r.service),
+      operation: r.operation === undefined ? undefined : globMatcher(r.operation),
+      service: r.service === undefined ? undefined : globMatcher(r.service),
       sampler: ratioSampler(r.rate),
     }));
     this.fallback = ratioSampler(settings.defaultRatio);
@@ -93,8 +86,8 @@ export class RuleSampler implements Sampler {
     const service = attributes[SERVICE_ATTRIBUTE];
     const rule = this.rules.find(
       (r) =>
-        (r.operation === undefined || r.operation.test(spanName)) &&
-        (r.service === undefined || (typeof service === 'string' && r.service.test(service))),
+        (r.operation === undefined || r.operation(spanName)) &&
+        (r.service === undefined || (typeof service === 'string' && r.service(service))),
     );
     const sampler = rule?.sampler ?? this.fallback;
     const result = sampler.shouldSample(context, traceId, spanName, spanKind, attributes, links);

@@ -2,7 +2,7 @@
  * `engine::logs::{list, clear}`. Filters (optional, AND): `trace_id`, `span_id`, `level` (exact level name) or
  * `min_severity` (number), `service` (pattern), `search` (substring of the body), `start_time`/`end_time` (ms).
  */
-import { globToRegExp } from '@svc/sdk';
+import { globMatcher } from '@svc/sdk';
 import { levelOf, type LogRecord } from '../otlp/decode-logs.js';
 import { nanosToMs } from '../otlp/values.js';
 import type { LogStore } from '../stores/log-store.js';
@@ -16,7 +16,7 @@ export function listLogs(store: LogStore, payload: unknown): unknown {
   const level = str(fn, input, 'level')?.toLowerCase();
   const minSeverity = num(fn, input, 'min_severity');
   const serviceText = str(fn, input, 'service') ?? str(fn, input, 'service_name');
-  const service = serviceText === undefined ? undefined : globToRegExp(serviceText);
+  const service = serviceText === undefined ? undefined : globMatcher(serviceText);
   const search = str(fn, input, 'search')?.toLowerCase();
   const from = num(fn, input, 'start_time');
   const to = num(fn, input, 'end_time');
@@ -28,7 +28,7 @@ export function listLogs(store: LogStore, payload: unknown): unknown {
       (spanId === undefined || r.span_id === spanId) &&
       (level === undefined || level === 'all' || levelOf(r) === level) &&
       (minSeverity === undefined || r.severity_number >= minSeverity) &&
-      (service === undefined || service.test(r.service_name)) &&
+      (service === undefined || service(r.service_name)) &&
       (search === undefined || JSON.stringify(r.body).toLowerCase().includes(search)) &&
       (from === undefined || ms >= from) &&
       (to === undefined || ms <= to)

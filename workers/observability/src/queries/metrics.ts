@@ -3,7 +3,7 @@
  * `engine::rollups::list {metric?}` (each metric's value over the last minute, 5 minutes and hour: a counter's
  * increase, a gauge's latest value, a histogram's average).
  */
-import { globToRegExp } from '@svc/sdk';
+import { globMatcher } from '@svc/sdk';
 import type { MetricPoint } from '../otlp/decode-metrics.js';
 import type { MetricStore } from '../stores/metric-store.js';
 import { inputOf, num, str } from './input.js';
@@ -14,7 +14,7 @@ export function listMetrics(store: MetricStore, payload: unknown): unknown {
   const fn = 'engine::metrics::list';
   const input = inputOf(fn, payload);
   const nameText = str(fn, input, 'name') ?? str(fn, input, 'metric');
-  const name = nameText === undefined ? undefined : globToRegExp(nameText);
+  const name = nameText === undefined ? undefined : globMatcher(nameText);
   const from = num(fn, input, 'start_time');
   const to = num(fn, input, 'end_time');
   const limit = num(fn, input, 'limit') ?? 1000;
@@ -23,7 +23,7 @@ export function listMetrics(store: MetricStore, payload: unknown): unknown {
     { name: string; type: string; unit: string; description: string; points: unknown[] }
   >();
   for (const p of store.values()) {
-    if (name !== undefined && !name.test(p.name)) continue;
+    if (name !== undefined && !name(p.name)) continue;
     if ((from !== undefined && p.time_ms < from) || (to !== undefined && p.time_ms > to)) continue;
     const g = groups.get(p.name) ?? {
       name: p.name,

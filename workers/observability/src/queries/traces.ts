@@ -3,15 +3,15 @@
  * `trace_id`, `service`, `name` (`*`/`?` patterns allowed), `status` (`ok`/`error`/`unset`), `min_duration_ms`,
  * `max_duration_ms`, `start_time`/`end_time` (ms since the epoch, on the span's start), `attributes` ({key: value}).
  */
-import { globToRegExp, textOf } from '@svc/sdk';
+import { globMatcher, textOf, type GlobMatcher } from '@svc/sdk';
 import type { StoredSpan } from '../otlp/decode-traces.js';
 import type { SpanStore } from '../stores/span-store.js';
 import { attrFilter, inputOf, invalid, num, page, str, type Input } from './input.js';
 
 type SpanFilter = (s: StoredSpan) => boolean;
 
-function pattern(value: string | undefined): RegExp | undefined {
-  return value === undefined ? undefined : globToRegExp(value);
+function pattern(value: string | undefined): GlobMatcher | undefined {
+  return value === undefined ? undefined : globMatcher(value);
 }
 
 export function spanFilter(fn: string, input: Input): SpanFilter {
@@ -29,8 +29,8 @@ export function spanFilter(fn: string, input: Input): SpanFilter {
   const attrs = attrFilter(fn, input);
   return (s) =>
     (traceId === undefined || s.trace_id === traceId) &&
-    (service === undefined || service.test(s.service)) &&
-    (name === undefined || name.test(s.name)) &&
+    (service === undefined || service(s.service)) &&
+    (name === undefined || name(s.name)) &&
     (status === undefined || s.status === status) &&
     (minMs === undefined || s.duration_ms >= minMs) &&
     (maxMs === undefined || s.duration_ms <= maxMs) &&
