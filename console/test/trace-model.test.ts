@@ -55,6 +55,36 @@ describe('trace model', () => {
     expect(spans.map((s) => s.depth)).toEqual([0, 0]);
   });
 
+  it('shows spans whose parents form a loop once each, the loop from its earliest span', () => {
+    const spans = spansFrom({
+      spans: [
+        span('s', 's', 0, 1),
+        span('q', 'p', 3, 4),
+        span('p', 'q', 2, 5),
+        span('r', 'p', 6, 7),
+        span('a', undefined, 8, 9),
+      ],
+    });
+    expect(spans.map((s) => [s.spanId, s.depth])).toEqual([
+      ['a', 0],
+      ['s', 0],
+      ['p', 0],
+      ['q', 1],
+      ['r', 1],
+    ]);
+  });
+
+  it('orders a deep chain and a wide trace of thousands of spans', () => {
+    const chain = Array.from({ length: 20_000 }, (_, i) => span(`c${i}`, i === 0 ? undefined : `c${i - 1}`, i, i + 1));
+    const ordered = spansFrom({ spans: chain.reverse() });
+    expect(ordered).toHaveLength(20_000);
+    expect(ordered.at(-1)).toMatchObject({ spanId: 'c19999', depth: 19_999 });
+    const wide = spansFrom({
+      spans: Array.from({ length: 20_000 }, (_, i) => span(`w${i}`, i === 0 ? undefined : 'w0', i, i + 1)),
+    });
+    expect(wide.map((s) => s.depth).filter((d) => d === 1)).toHaveLength(19_999);
+  });
+
   it('summarises traces: root, span count, services, duration, errors', () => {
     const [t] = summariseTraces(
       spansFrom({ spans: [span('a', undefined, 0, 10), span('c', 'a', 5, 9, { status: 'error' })] }),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLogs } from '../src/otlp/decode-logs.js';
 import type { MetricPoint } from '../src/otlp/decode-metrics.js';
 import { decodeTraces } from '../src/otlp/decode-traces.js';
+import { traceTree } from '../src/queries/traces.js';
 import { MetricStore } from '../src/stores/metric-store.js';
 import { SpanStore } from '../src/stores/span-store.js';
 
@@ -163,5 +164,32 @@ describe('SpanStore', () => {
     expect(store.trace('1'.repeat(32))).toEqual([]);
     expect(store.trace('2'.repeat(32))).toHaveLength(1);
     expect(store.traceCount).toBe(1);
+  });
+});
+
+describe('engine::traces::tree', () => {
+  interface Node {
+    span_id: string;
+    children: Node[];
+  }
+  const shape = (n: Node): unknown => ({ [n.span_id.slice(0, 2)]: n.children.map(shape) });
+
+  it("shows every span once when parents form a loop, cut at the loop's first span", () => {
+    const traceId = '3'.repeat(32);
+    const span = (id: string, parent: string): object => ({
+      traceId,
+      spanId: id.repeat(16),
+      parentSpanId: parent.repeat(16),
+      name: id,
+      startTimeUnixNano: '1700000000000000000',
+    });
+    const store = new SpanStore(10);
+    const spans = [span('a', 'a'), span('b', 'c'), span('c', 'b'), span('d', 'b'), span('e', '')];
+    for (const s of decodeTraces({ resourceSpans: [{ resource, scopeSpans: [{ spans }] }] })) store.add(s);
+    const tree = traceTree(store, { trace_id: traceId }) as { span_count: number; roots: Node[] };
+    expect(tree.span_count).toBe(5);
+    // Before, the looping spans hung from each other and no root: the tree showed `e` alone.
+    expect(tree.roots.map(shape)).toEqual([{ ee: [] }, { aa: [] }, { bb: [{ cc: [] }, { dd: [] }] }]);
+    expect(() => JSON.stringify(tree)).not.toThrow();
   });
 });

@@ -109,23 +109,38 @@ export function spansFrom(answer: unknown): Span[] {
   return orderByTree(out.map(normaliseSpan));
 }
 
-/** Parents before children, siblings by start time; sets each span's depth. */
+/**
+ * Parents before children, siblings by start time; sets each span's depth. Spans whose parents form a loop (only a
+ * broken exporter sends them) are reachable from no root: each loop starts at its earliest span, so every span is
+ * shown once.
+ */
 export function orderByTree(spans: Span[]): Span[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const children = new Map<string | undefined, Span[]>();
   for (const s of spans) {
     const parent = s.parentSpanId !== undefined && byId.has(s.parentSpanId) ? s.parentSpanId : undefined;
-    children.set(parent, [...(children.get(parent) ?? []), s]);
+    const siblings = children.get(parent);
+    if (siblings === undefined) children.set(parent, [s]);
+    else siblings.push(s);
   }
+  for (const siblings of children.values()) siblings.sort((a, b) => a.start - b.start);
   const ordered: Span[] = [];
-  const visit = (parent: string | undefined, depth: number): void => {
-    for (const s of (children.get(parent) ?? []).sort((a, b) => a.start - b.start)) {
-      if (ordered.includes(s)) continue;
+  const placed = new Set<Span>();
+  const visit = (start: Span, startDepth: number): void => {
+    const stack: [Span, number][] = [[start, startDepth]];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      const [s, depth] = top;
+      if (placed.has(s)) continue;
+      placed.add(s);
       ordered.push({ ...s, depth });
-      visit(s.spanId, depth + 1);
+      const below = children.get(s.spanId) ?? [];
+      for (let i = below.length - 1; i >= 0; i--) stack.push([below[i] as Span, depth + 1]);
     }
   };
-  visit(undefined, 0);
+  for (const root of children.get(undefined) ?? []) visit(root, 0);
+  if (placed.size < spans.length) {
+    for (const s of [...spans].sort((a, b) => a.start - b.start)) visit(s, 0);
+  }
   return ordered;
 }
 

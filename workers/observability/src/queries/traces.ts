@@ -54,6 +54,31 @@ export interface SpanNode extends StoredSpan {
   children: SpanNode[];
 }
 
+/**
+ * Spans whose parents form a loop (a span its own parent, or two spans each the other's: only a broken or hostile
+ * exporter sends them) are reachable from no root. Each loop is cut at its first span in store order, which becomes
+ * a root, so the tree still shows every span of the trace once.
+ */
+function breakCycles(nodes: Map<string, SpanNode>, roots: SpanNode[]): void {
+  const reached = new Set<SpanNode>();
+  const reach = (from: SpanNode): void => {
+    const stack = [from];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      reached.add(node);
+      stack.push(...node.children);
+    }
+  };
+  roots.forEach(reach);
+  if (reached.size === nodes.size) return;
+  for (const node of nodes.values()) {
+    if (reached.has(node)) continue;
+    const parent = nodes.get(node.parent_span_id as string) as SpanNode;
+    parent.children.splice(parent.children.indexOf(node), 1);
+    roots.push(node);
+    reach(node);
+  }
+}
+
 /** The spans of one trace as a tree: parents before children, siblings by start time. */
 export function traceTree(store: SpanStore, payload: unknown): unknown {
   const fn = 'engine::traces::tree';
@@ -67,6 +92,7 @@ export function traceTree(store: SpanStore, payload: unknown): unknown {
     if (parent === undefined) roots.push(node);
     else parent.children.push(node);
   }
+  breakCycles(nodes, roots);
   const byStart = (a: SpanNode, b: SpanNode): number =>
     a.start_time_unix_nano === b.start_time_unix_nano
       ? 0
