@@ -233,6 +233,52 @@ describe('configuration::*', () => {
     expect(seed.code).toBe('SCHEMA_INVALID');
     expect((await failure(call(host, 'configuration::register', { id: 'x' }))).code).toBe('INVALID_ARGUMENTS');
   });
+
+  it('takes schemas with an $id again: the same configuration re-registered, and two sharing one', async () => {
+    const withId = { $id: 'https://example.test/limits.json', type: 'object', required: ['n'] };
+    const register = (id: string) =>
+      call<{ value: unknown }>(host, 'configuration::register', { id, schema: withId, initial_value: { n: 1 } });
+    await register('with-id');
+    // Before, Ajv kept every compiled $id: a worker registering its configuration again after a reconnect failed.
+    expect((await register('with-id')).value).toEqual({ n: 1 });
+    expect((await register('with-id-too')).value).toEqual({ n: 1 });
+    const bad = await failure(call(host, 'configuration::set', { id: 'with-id-too', value: {} }));
+    expect(bad.message).toContain("must have required property 'n'");
+  });
+
+  it('keeps routing while a schema backtracks or compares every pair, and refuses those values in bounded time', async () => {
+    await call(host, 'configuration::register', {
+      id: 'backtracks',
+      schema: { type: 'string', pattern: '^(a+)+$' },
+      initial_value: 'a',
+    });
+    await call(host, 'configuration::register', {
+      id: 'pairs',
+      schema: { type: 'array', uniqueItems: true },
+      initial_value: [],
+    });
+    // `^(a+)+$` on 40 a's and a '!' tries 2^40 splits; 200,000 objects make 2·10^10 comparisons.
+    const started = Date.now();
+    const slow = [
+      failure(call(host, 'configuration::set', { id: 'backtracks', value: `${'a'.repeat(40)}!` })),
+      failure(
+        call(host, 'configuration::set', { id: 'pairs', value: Array.from({ length: 200_000 }, (_, i) => ({ i })) }),
+      ),
+    ];
+    // The engine's own functions answer meanwhile: the checks run off its event loop.
+    const listed = await call<{ configurations: unknown[] }>(host, 'configuration::list', {});
+    expect(listed.configurations.length).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(1000);
+    for (const refused of await Promise.all(slow)) {
+      expect(refused.code).toBe('SCHEMA_INVALID');
+      expect(refused.message).toMatch(/took longer than 2000 ms/);
+    }
+    expect(await call(host, 'configuration::get', { id: 'backtracks' })).toEqual({ id: 'backtracks', value: 'a' });
+    expect(await call(host, 'configuration::set', { id: 'backtracks', value: 'aaa' })).toEqual({
+      old_value: 'a',
+      new_value: 'aaa',
+    });
+  });
 });
 
 describe('engine::baggage::*', () => {

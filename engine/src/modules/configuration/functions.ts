@@ -18,14 +18,25 @@ function required(args: Args, key: string, fn: string): string {
   return value;
 }
 
+function asInvocationError(fn: string, err: unknown): unknown {
+  return err instanceof ConfigurationError
+    ? new InvocationError({ code: err.code, message: err.message, function_id: fn })
+    : err;
+}
+
 function guarded<T>(fn: string, run: () => T): T {
   try {
     return run();
   } catch (err) {
-    if (err instanceof ConfigurationError) {
-      throw new InvocationError({ code: err.code, message: err.message, function_id: fn });
-    }
-    throw err;
+    throw asInvocationError(fn, err);
+  }
+}
+
+async function guardedAsync<T>(fn: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw asInvocationError(fn, err);
   }
 }
 
@@ -46,7 +57,7 @@ export function configurationFunctions(
       ...(args.metadata !== undefined && args.metadata !== null ? { metadata: args.metadata } : {}),
     };
     if (input.name === '') input.name = input.id;
-    const change = guarded(fn, () => store.register(input));
+    const change = await guardedAsync(fn, () => store.register(input));
     await changed(change);
     return change.entry;
   };
@@ -55,7 +66,7 @@ export function configurationFunctions(
     const args = asArgs(payload, fn);
     const id = required(args, 'id', fn);
     if (!('value' in args)) throw invalid(fn, '"value" is required');
-    const change = guarded(fn, () => store.set(id, args.value));
+    const change = await guardedAsync(fn, () => store.set(id, args.value));
     await changed(change);
     return { old_value: change.old_value ?? null, new_value: change.new_value };
   };

@@ -59,7 +59,7 @@ export function createConfigurationModule(options: ConfigurationModuleOptions = 
         for (const problem of problems) ctx.logger.warn(`configuration file skipped: ${problem}`);
         for (const entry of entries) {
           try {
-            store.restore(entry);
+            await store.restore(entry);
           } catch (err) {
             ctx.logger.warn(`configuration '${entry.id}' not restored: ${(err as Error).message}`);
           }
@@ -92,7 +92,7 @@ export function createConfigurationModule(options: ConfigurationModuleOptions = 
       const c = client;
       client = undefined;
       bindings.clear();
-      await c?.shutdown();
+      await Promise.all([c?.shutdown(), store.close()]);
     },
   };
 }

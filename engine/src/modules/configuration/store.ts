@@ -1,10 +1,9 @@
 /**
  * The configuration registry behind `configuration::*` (docs/compatibility.md, "Configuration"): entries registered by
- * workers with a JSON Schema, values checked against it on every write. Pure and synchronous: no I/O, no timers; the
- * module turns its changes into `configuration` trigger events.
+ * workers with a JSON Schema, values checked against it on every write (by schema-checker.ts, off the event loop).
+ * No I/O of its own: the module turns its changes into `configuration` trigger events.
  */
-import { createRequire } from 'node:module';
-import type { Ajv, ValidateFunction } from 'ajv';
+import { SchemaChecker } from './schema-checker.js';
 
 export interface ConfigurationEntry {
   id: string;
@@ -49,52 +48,50 @@ export function viewOf(entry: ConfigurationEntry): ConfigurationView {
   return view;
 }
 
-const requireHere = createRequire(import.meta.url);
-const loadAjv = (): { Ajv: typeof Ajv } => requireHere('ajv') as { Ajv: typeof Ajv };
-
 export class ConfigurationStore {
-  private readonly entries = new Map<string, { entry: ConfigurationEntry; validate: ValidateFunction }>();
-  private ajvInstance: Ajv | undefined;
+  private readonly entries = new Map<string, { entry: ConfigurationEntry }>();
+  /** Writes run one at a time, in call order, each from its check to its change: as if they were synchronous. */
+  private writes: Promise<unknown> = Promise.resolve();
 
-  /** Ajv is loaded at the first schema, not at start-up: most engines never register a configuration. */
-  private get ajv(): Ajv {
-    if (this.ajvInstance === undefined) {
-      const { Ajv: AjvClass } = loadAjv();
-      this.ajvInstance = new AjvClass({ allErrors: true, strict: false });
-    }
-    return this.ajvInstance;
+  constructor(private readonly checker: SchemaChecker = new SchemaChecker()) {}
+
+  register(input: Omit<ConfigurationEntry, 'value'> & { initial_value?: unknown }): Promise<ConfigurationChange> {
+    return this.serially(async () => {
+      if (!ID.test(input.id)) {
+        throw new ConfigurationError('INVALID_ID', `configuration id '${input.id}' must match ${ID.source}`);
+      }
+      const previous = this.entries.get(input.id)?.entry;
+      const value = previous !== undefined ? previous.value : (input.initial_value ?? null);
+      const checkValue = previous === undefined || input.initial_value !== undefined;
+      await this.check(input.id, input.schema, checkValue ? [value] : []);
+      const entry: ConfigurationEntry = { ...withoutInitial(input), value };
+      this.entries.set(input.id, { entry });
+      return { event_type: 'configuration:registered', entry, old_value: previous?.value ?? null, new_value: value };
+    });
   }
 
-  register(input: Omit<ConfigurationEntry, 'value'> & { initial_value?: unknown }): ConfigurationChange {
-    if (!ID.test(input.id)) {
-      throw new ConfigurationError('INVALID_ID', `configuration id '${input.id}' must match ${ID.source}`);
-    }
-    const validate = this.compile(input.id, input.schema);
-    const previous = this.entries.get(input.id)?.entry;
-    const value = previous !== undefined ? previous.value : (input.initial_value ?? null);
-    if (previous === undefined || input.initial_value !== undefined) this.check(input.id, validate, value);
-    const entry: ConfigurationEntry = { ...withoutInitial(input), value };
-    this.entries.set(input.id, { entry, validate });
-    return { event_type: 'configuration:registered', entry, old_value: previous?.value ?? null, new_value: value };
+  set(id: string, value: unknown): Promise<ConfigurationChange> {
+    return this.serially(async () => {
+      const found = this.entries.get(id);
+      if (found === undefined) {
+        throw new ConfigurationError(
+          'NOT_REGISTERED',
+          `configuration '${id}' is not registered (configuration::register it first)`,
+        );
+      }
+      await this.check(id, found.entry.schema, [value]);
+      const old_value = found.entry.value;
+      found.entry = { ...found.entry, value };
+      return { event_type: 'configuration:updated', entry: found.entry, old_value, new_value: value };
+    });
   }
 
-  set(id: string, value: unknown): ConfigurationChange {
-    const found = this.entries.get(id);
-    if (found === undefined) {
-      throw new ConfigurationError(
-        'NOT_REGISTERED',
-        `configuration '${id}' is not registered (configuration::register it first)`,
-      );
-    }
-    this.check(id, found.validate, value);
-    const old_value = found.entry.value;
-    found.entry = { ...found.entry, value };
-    return { event_type: 'configuration:updated', entry: found.entry, old_value, new_value: value };
-  }
-
-  /** An entry read back from disk: trusted to be valid when it was written; its schema is compiled again. */
-  restore(entry: ConfigurationEntry): void {
-    this.entries.set(entry.id, { entry, validate: this.compile(entry.id, entry.schema) });
+  /** An entry read back from disk: its value was checked when it was written; its schema must still compile. */
+  restore(entry: ConfigurationEntry): Promise<void> {
+    return this.serially(async () => {
+      await this.check(entry.id, entry.schema, []);
+      this.entries.set(entry.id, { entry });
+    });
   }
 
   get(id: string): ConfigurationEntry {
@@ -109,24 +106,37 @@ export class ConfigurationStore {
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  private compile(id: string, schema: unknown): ValidateFunction {
+  close(): Promise<void> {
+    return this.checker.close();
+  }
+
+  private serially<T>(write: () => Promise<T>): Promise<T> {
+    const done = this.writes.then(write);
+    this.writes = done.catch(() => undefined);
+    return done;
+  }
+
+  private async check(id: string, schema: unknown, value: [] | [unknown]): Promise<void> {
     if (typeof schema !== 'object' && typeof schema !== 'boolean') {
       throw new ConfigurationError('SCHEMA_INVALID', `configuration '${id}': schema must be a JSON Schema object`);
     }
-    try {
-      return this.ajv.compile(schema as object);
-    } catch (err) {
+    const outcome = await this.checker.check(schema, ...value);
+    if (outcome.kind === 'schema') {
+      throw new ConfigurationError('SCHEMA_INVALID', `configuration '${id}': schema is not valid: ${outcome.message}`);
+    }
+    if (outcome.kind === 'value') {
       throw new ConfigurationError(
         'SCHEMA_INVALID',
-        `configuration '${id}': schema is not valid: ${(err as Error).message}`,
+        `configuration '${id}': value does not match its schema: ${outcome.message}`,
       );
     }
-  }
-
-  private check(id: string, validate: ValidateFunction, value: unknown): void {
-    if (validate(value)) return;
-    const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
-    throw new ConfigurationError('SCHEMA_INVALID', `configuration '${id}': value does not match its schema: ${why}`);
+    if (outcome.kind === 'timeout') {
+      throw new ConfigurationError(
+        'SCHEMA_INVALID',
+        `configuration '${id}': checking the value against its schema took longer than ${outcome.budgetMs} ms ` +
+          '(a pattern that backtracks, or uniqueItems over a long array of objects?); nothing was stored',
+      );
+    }
   }
 }
 
