@@ -128,6 +128,11 @@ export const queueConfigSchema = z
     job_timeout_ms: positiveIntSchema
       .default(30000)
       .describe('How long one attempt of a job may run before it counts as failed (and is retried).'),
+    max_queues: positiveIntSchema
+      .default(1000)
+      .describe(
+        'Queues one svc-queue process consumes at most. Each costs a consumer, and with KvserverAdapter a Redis connection; an enqueue, publish or subscription that would start one more is refused with `queue_limit`. The queues of `queue_configs` always run.',
+      ),
     adapter: queueAdapterSchema.describe(
       'The backend: `class` picks it (one of the classes below), `config` holds its keys.',
     ),

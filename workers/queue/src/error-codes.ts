@@ -21,6 +21,8 @@ export const QueueErrorCode = Object.freeze({
   QueueStoreFailed: 'queue_store_failed',
   /** The built-in file store is in use by another svc-queue process. */
   QueueStoreLocked: 'queue_store_locked',
+  /** A new queue was refused: this process consumes `max_queues` queues already. */
+  QueueLimit: 'queue_limit',
   /** The engine at the Bridge adapter's `bridge_url` did not accept svc-queue's connection at start-up. */
   QueueBridgeUnreachable: 'queue_bridge_unreachable',
 } as const);

@@ -18,7 +18,8 @@ void runCapabilityWorker({
   async start(client, logger) {
     const backend = await createBackend(config, logger);
     await backend.start();
-    const consumers = new Consumers(backend, createJobRunner(client, config.job_timeout_ms, logger), logger);
+    const runner = createJobRunner(client, config.job_timeout_ms, logger);
+    const consumers = new Consumers(backend, runner, logger, config.max_queues);
     const subs = new Subscriptions();
     registerQueueFunctions(client, backend, consumers, subs);
     registerQueueTriggerTypes(client, subs, consumers);
