@@ -2,15 +2,20 @@
  * svc-queue's `max_queues`: a worker that puts an id in its queue names would start a consumer (and with Redis a
  * connection) per item. Past the limit a new queue is refused with `queue_limit`, through every way to start one,
  * while the queues it runs go on working; a second svc-queue on the same Redis leaves the queues it finds beyond its
- * own limit alone, with a warning.
+ * own limit alone, with a warning. On RabbitMQ, reading a queue that does not exist (its counts, its dead letters)
+ * creates nothing on the broker.
  */
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { InvocationError, TriggerAction, type SvcClient } from '@svc/sdk';
 import { startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
+import { brokerNames, registryName } from '../../workers/queue/src/adapters/rabbitmq-topology.js';
 import { client, REDIS_URL, startedQueue } from './queue-support.js';
+
+const AMQP_URL = process.env.SVC_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
 const PREFIX = `limits-${randomUUID().slice(0, 8)}`;
 const adapter = {
@@ -108,5 +113,50 @@ describe('svc-queue max_queues (Redis)', () => {
       /2 queues of the backend are not consumed by this process: it consumes max_queues \(1\)/,
       15_000,
     );
+  });
+});
+
+describe('svc-queue on RabbitMQ: reading a queue never creates it', () => {
+  it('answers counts, dead letters and redrives of an unknown queue without declaring it', async (ctx) => {
+    if (!(await portOpen(5672)))
+      ctx.skip('RabbitMQ is not reachable on 127.0.0.1:5672 (scripts/services.sh starts it)');
+    // An engine of its own: on the first, the Redis svc-queue would answer these calls too.
+    const own = await startEngine();
+    const prefix = `read-${randomUUID().slice(0, 8)}`;
+    const broker = await startedQueue(own.url, {
+      adapter: { class: 'modules::queue::BrokerAdapter', config: { amqp_url: AMQP_URL, prefix } },
+    });
+    const reader = client(own.url, 'queue-reader');
+    try {
+      const name = `never-${randomUUID().slice(0, 8)}`;
+      const call = (function_id: string, payload: object) =>
+        reader.trigger<Record<string, unknown>>({ function_id, payload });
+      expect(await call('queue::topic_stats', { queue: name })).toMatchObject({ queue: name, waiting: 0, dead: 0 });
+      expect(await call('queue::dlq_messages', { queue: name })).toMatchObject({ total: 0, messages: [] });
+      expect(await call('queue::redrive', { queue: name })).toMatchObject({ queue: name, redriven: 0 });
+      const main = brokerNames(prefix, name, {
+        maxAttempts: 3,
+        backoffMs: 1000,
+        concurrency: 10,
+        mode: 'concurrent',
+      }).main;
+      const conn = await amqp.connect(AMQP_URL);
+      try {
+        const ch = await conn.createChannel();
+        ch.on('error', () => undefined);
+        // Before, each read declared the queue (and its dead-letter and retry queues) and listed it for every process.
+        await expect(ch.checkQueue(main)).rejects.toThrow(/404/);
+      } finally {
+        await conn.close().catch(() => undefined);
+      }
+    } finally {
+      await reader.shutdown();
+      await broker.stop();
+      await own.stop();
+      const conn = await amqp.connect(AMQP_URL);
+      const ch = await conn.createChannel();
+      await ch.deleteQueue(registryName(prefix));
+      await conn.close();
+    }
   });
 });

@@ -133,7 +133,8 @@ export class BrokerAdapter implements QueueBackend {
   }
 
   async topicStats(queue: string): Promise<TopicStats> {
-    const names = await this.ensure(queue);
+    const names = await this.existing(queue);
+    if (names === undefined) return emptyStats(queue);
     return this.withChannel(async (ch) => {
       const main = await ch.checkQueue(names.main);
       const dead = await ch.checkQueue(names.dead);
@@ -146,7 +147,8 @@ export class BrokerAdapter implements QueueBackend {
   }
 
   async listDeadLetters(queue: string, offset: number, limit: number): Promise<DeadLetterPage> {
-    const names = await this.ensure(queue);
+    const names = await this.existing(queue);
+    if (names === undefined) return { queue, offset, limit, total: 0, messages: [] };
     const page = await this.withChannel((ch) => readDeadLetters(ch, queue, names.dead, offset, limit));
     await this.withChannel((ch) => settleCount(ch, names.dead, page.total));
     return page;
@@ -213,6 +215,23 @@ export class BrokerAdapter implements QueueBackend {
       this.registered.add(queue);
     }
     return names;
+  }
+
+  /**
+   * The names of a queue that exists on the broker, or undefined: reading a queue (its counts, its dead letters)
+   * never creates it. Declaring would leave durable queues behind for any name a caller tried, and list the name in
+   * the registry every svc-queue process consumes from.
+   */
+  private async existing(queue: string): Promise<BrokerNames | undefined> {
+    const names = brokerNames(this.options.prefix, queue, this.settings(queue));
+    if (this.declared.has(queue)) return names;
+    const found = await this.withChannel((ch) =>
+      ch.checkQueue(names.main).then(
+        () => true,
+        () => false, // 404: the broker closes this throwaway channel
+      ),
+    );
+    return found ? names : undefined;
   }
 
   private async startConsumer(queue: string, handler: JobHandler): Promise<void> {
@@ -332,7 +351,8 @@ export class BrokerAdapter implements QueueBackend {
     decide: (m: Message) => 'redrive' | 'discard' | 'keep',
     firstOnly = false,
   ): Promise<number> {
-    const names = await this.ensure(queue);
+    const names = await this.existing(queue);
+    if (names === undefined) return 0;
     const requeue = (msg: Message) =>
       this.publish(names.main, msg.content, String(msg.properties.messageId ?? ''), {
         ...ownHeaders(msg),
