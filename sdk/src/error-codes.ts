@@ -23,6 +23,8 @@ export const ErrorCode = Object.freeze({
   DeserializationError: 'deserialization_error',
   /** A payload or a result could not be encoded as JSON. */
   SerializationError: 'serialization_error',
+  /** A handler's result is larger than the engine takes in one message (`max_payload_bytes`); nothing else failed. */
+  ResultTooLarge: 'result_too_large',
   /** A trigger-type provider refused a binding. */
   TriggerRegistrationFailed: 'trigger_registration_failed',
   /** A provider was asked to activate a binding of a type it does not provide. */
@@ -51,6 +53,8 @@ export const ClientErrorCode = Object.freeze({
   ConnectionClosed: 'connection_closed',
   /** A data channel ended abnormally before its writer finished (`ChannelReader`). */
   ChannelClosed: 'channel_closed',
+  /** A call's payload is larger than the engine takes in one message (`max_payload_bytes`); it was not sent. */
+  PayloadTooLarge: 'payload_too_large',
 } as const);
 
 /**

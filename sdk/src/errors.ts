@@ -32,6 +32,23 @@ export class InvocationError extends Error {
   }
 }
 
+/** A frame larger than the engine takes in one message (its `max_payload_bytes`, told at the upgrade); not sent. */
+export class FrameTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `${mebibytes(bytes)} as a frame; the engine takes at most ${mebibytes(limit)} in one (its max_payload_bytes)`,
+    );
+    this.name = 'FrameTooLargeError';
+  }
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 /** True when `value` has the wire's `{ code, message, stacktrace? }` shape. */
 export function isErrorBody(value: unknown): value is ErrorBody {
   if (typeof value !== 'object' || value === null) return false;

@@ -202,6 +202,12 @@ export type MessageType = Message['type'];
 
 /** The upgrade header in which a worker lists the optional protocol features it understands (comma-separated). */
 export const FEATURES_HEADER = 'x-svc-features';
+/**
+ * The upgrade answer's header with the largest message the engine takes, in bytes (its `max_payload_bytes`). A
+ * larger one makes it close the connection with 1009, failing every call in flight on it; a worker that knows the
+ * limit refuses such a frame itself instead (docs/protocol.md, 1.3).
+ */
+export const MAX_PAYLOAD_HEADER = 'x-svc-max-payload';
 /** Features our SDK announces. */
 export const FEATURE_CANCEL = 'cancel';
 /**

@@ -16,6 +16,7 @@ import {
   FEATURE_BATCH,
   FEATURES_HEADER,
   FRAME_SEPARATOR,
+  MAX_PAYLOAD_HEADER,
   parseFeatures,
   type Message,
 } from '@svc/sdk/core';
@@ -79,8 +80,10 @@ export class WsServer {
       maxPayload: options.maxPayload,
     };
     this.workers = new WebSocketServer(wsOptions);
-    // the worker protocol's upgrade answer says which optional features the engine accepts (frame batches)
-    this.workers.on('headers', (headers: string[]) => headers.push(`${FEATURES_HEADER}: ${FEATURE_BATCH}`));
+    // the worker protocol's upgrade answer says which optional features the engine accepts (frame batches), and the
+    // largest message it takes: a worker that knows it refuses a larger frame itself instead of losing its connection
+    const answer = [`${FEATURES_HEADER}: ${FEATURE_BATCH}`, `${MAX_PAYLOAD_HEADER}: ${options.maxPayload}`];
+    this.workers.on('headers', (headers: string[]) => headers.push(...answer));
     this.otel = new WebSocketServer(wsOptions);
     this.moduleSockets = new WebSocketServer(wsOptions);
     this.heartbeat = new Heartbeat(options.heartbeatIntervalMs, options.heartbeatTimeoutMs, (b) => this.dead(b));

@@ -4,7 +4,7 @@
  * `cancelinvocation` or shutdown.
  */
 import type { Logger } from 'pino';
-import { handlerErrorBody } from '../errors.js';
+import { FrameTooLargeError, handlerErrorBody } from '../errors.js';
 import { InFlightMap, InFlightSet } from '../in-flight.js';
 import type { CancelInvocation, ErrorBody, InvocationResult, InvokeFunction, WorkerToEngine } from '../protocol.js';
 import { InvocationContext, type ContextHost } from './handler-context.js';
@@ -114,16 +114,26 @@ export class InvocationRunner {
     try {
       this.host.sendQueued(frame);
     } catch (err) {
-      // The result could not be serialised (a BigInt, a cycle): tell the caller instead of leaving it waiting.
-      this.host.logger.error({ err, function_id: frame.function_id }, 'invocation result is not serialisable');
+      // The result cannot go (a BigInt, a cycle, or larger than the engine takes): tell the caller instead of
+      // leaving it waiting. A frame over the engine's limit would have cost this worker its connection.
+      const tooLarge = err instanceof FrameTooLargeError;
+      this.host.logger.error(
+        { err, function_id: frame.function_id },
+        tooLarge ? 'invocation result is too large for the engine' : 'invocation result is not serialisable',
+      );
       this.host.sendQueued({
         type: 'invocationresult',
         invocation_id: frame.invocation_id,
         function_id: frame.function_id,
-        error: {
-          code: ErrorCode.SerializationError,
-          message: `result is not serialisable as JSON: ${(err as Error).message}`,
-        },
+        error: tooLarge
+          ? {
+              code: ErrorCode.ResultTooLarge,
+              message: `the result of ${frame.function_id} is ${err.message}. Return less, or a reference (a state key, a data channel)`,
+            }
+          : {
+              code: ErrorCode.SerializationError,
+              message: `result is not serialisable as JSON: ${(err as Error).message}`,
+            },
       });
     }
   }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
 import { InvocationError } from '../errors.js';
 import type { WorkerToEngine } from '../protocol.js';
+import { serializationError } from './outgoing-calls.js';
 import type { PendingInvocations } from './pending-invocations.js';
 import { ErrorCode } from '../error-codes.js';
 
@@ -58,7 +59,13 @@ export class OutboundQueue {
       try {
         sent = transport.send(frame);
       } catch (err) {
-        this.logger.error({ err, type: frame.type }, 'queued frame is not serialisable; dropped');
+        this.logger.error(
+          { err, type: frame.type },
+          'queued frame cannot be sent (not serialisable, or too large); dropped',
+        );
+        if (frame.type === 'invokefunction' && typeof frame.invocation_id === 'string') {
+          this.pending.fail(frame.invocation_id, serializationError(frame.function_id, err));
+        }
         continue;
       }
       if (!sent) {

@@ -3,13 +3,13 @@
  * invocation id, a client-side deadline (sent along as `timeout_ms`) and a pending entry; void calls get neither
  * and resolve at once. A payload that cannot be serialised rejects the call instead of throwing.
  */
-import { InvocationError } from '../errors.js';
+import { FrameTooLargeError, InvocationError } from '../errors.js';
 import { newUuid } from '../random-ids.js';
 import { isUuid, type WorkerToEngine } from '../protocol.js';
 import { InvokeFrame } from '../wire-frames.js';
 import type { TriggerRequest } from '../types.js';
 import type { PendingInvocations } from './pending-invocations.js';
-import { ErrorCode } from '../error-codes.js';
+import { ClientErrorCode, ErrorCode } from '../error-codes.js';
 import { MAX_TIMER_MS } from '../constants.js';
 
 export class OutgoingCalls {
@@ -117,7 +117,15 @@ function invalidRequest(request: TriggerRequest): InvocationError | undefined {
   });
 }
 
-function serializationError(functionId: string, err: unknown): InvocationError {
+/** The error of a call whose frame could not go: too large for the engine, or not serialisable. */
+export function serializationError(functionId: string, err: unknown): InvocationError {
+  if (err instanceof FrameTooLargeError) {
+    return new InvocationError({
+      code: ClientErrorCode.PayloadTooLarge,
+      message: `the call's payload is ${err.message}; nothing was sent. Pass a reference instead (a state key, a data channel)`,
+      function_id: functionId,
+    });
+  }
   return new InvocationError({
     code: ErrorCode.SerializationError,
     message: `payload is not serialisable as JSON: ${(err as Error).message}`,

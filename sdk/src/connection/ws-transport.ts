@@ -27,9 +27,11 @@ import {
   FEATURE_CANCEL,
   FEATURES_HEADER,
   FRAME_SEPARATOR,
+  MAX_PAYLOAD_HEADER,
   parseFeatures,
   type WorkerToEngine,
 } from '../protocol.js';
+import { FrameTooLargeError } from '../errors.js';
 import type { ReconnectionConfig } from '../types.js';
 import { backoffDelay, resolveReconnection } from './backoff.js';
 import { FrameWriter } from './frame-writer.js';
@@ -90,6 +92,8 @@ export class WsTransport implements ClientTransport {
     this.answerFlushQueued = false;
     this.writer?.flush();
   };
+  /** The largest message the engine takes (its upgrade answer's MAX_PAYLOAD_HEADER); undefined: it did not say. */
+  private engineMaxPayload: number | undefined;
   private readonly urls: string[];
   private urlIndex = 0;
   /** Connection attempts since the last open one, across URLs (backoff starts once every URL failed). */
@@ -127,6 +131,12 @@ export class WsTransport implements ClientTransport {
     // A socket in its closing handshake would drop the frame silently; report it unsent so the client queues it.
     if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
     const text = encodeFrame(message);
+    const limit = this.engineMaxPayload;
+    // 3 bytes per UTF-16 unit at most: only a text that long can be over, and only it is measured.
+    if (limit !== undefined && text.length * 3 > limit) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > limit) throw new FrameTooLargeError(bytes, limit);
+    }
     const writer = this.writer;
     if (writer !== undefined) writer.text(text);
     else ws.send(text);
@@ -165,11 +175,16 @@ export class WsTransport implements ClientTransport {
     this.ws = ws;
     let socket: Socket | undefined;
     let batchesOut = false;
+    let maxPayload: number | undefined;
     ws.on('upgrade', (res: IncomingMessage) => {
       socket = res.socket;
       batchesOut = parseFeatures(res.headers[FEATURES_HEADER]).has(FEATURE_BATCH);
+      maxPayload = parseMaxPayload(res.headers[MAX_PAYLOAD_HEADER]);
     });
-    ws.on('open', () => this.onOpen(ws, socket, batchesOut));
+    ws.on('open', () => {
+      if (ws === this.ws) this.engineMaxPayload = maxPayload;
+      this.onOpen(ws, socket, batchesOut);
+    });
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('ping', () => this.onEnginePing());
     ws.on('pong', () => (this.lastInbound = Date.now()));
@@ -358,4 +373,10 @@ function withFeatures(headers: Record<string, string>): Record<string, string> {
   }
   out[FEATURES_HEADER] = [...features].join(',');
   return out;
+}
+
+/** The engine's message limit from its upgrade answer: a positive integer, else undefined (not told, or garbled). */
+function parseMaxPayload(header: string | string[] | undefined): number | undefined {
+  const value = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }

@@ -3,6 +3,7 @@
  * error envelope for a condition not met (422), a deadline passed (504) or a failure (500), the failures logged
  * with the route and the error id the client sees.
  */
+import { ClientErrorCode } from '@svc/sdk';
 import type { Logger } from '../logger.js';
 import { HttpErrorCode } from '../error-codes.js';
 import type { DispatchOutcome } from './dispatch.js';
@@ -45,7 +46,9 @@ export function toResponse(
       return errorResponse(504, HttpErrorCode.GatewayTimeout, msg);
     }
     case 'error': {
-      const failure = errorResponse(500, outcome.code, outcome.message);
+      // A request too large for the engine's messages (body_limit_bytes above its max_payload_bytes) is the client's.
+      const status = outcome.code === ClientErrorCode.PayloadTooLarge ? 413 : 500;
+      const failure = errorResponse(status, outcome.code, outcome.message);
       const fn = outcome.functionId;
       opts.logger.warn(
         {

@@ -32,7 +32,7 @@ import { type RouteMatch, type RouteTable } from './route-table.js';
 import { LazyAbort } from './lazy-abort.js';
 import { send } from './send.js';
 import { DeadlineQueue, type Due } from './deadline-queue.js';
-import { newUuid, type StreamChannelRef } from '@svc/sdk';
+import { ClientErrorCode, InvocationError, newUuid, type StreamChannelRef } from '@svc/sdk';
 
 export interface RequestHandlerOptions {
   routes: RouteTable;
@@ -331,6 +331,11 @@ class Exchange extends LazyAbort implements ChannelExchange, Due {
 
   failOpen(err: unknown): void {
     this.finish();
+    if (err instanceof InvocationError && err.code === ClientErrorCode.PayloadTooLarge) {
+      // the body, handed to the engine with its channel, is larger than the engine takes in one message
+      this.reply(errorResponse(413, err.code, `request body too large for the engine: ${err.detail}`));
+      return;
+    }
     const failure = errorResponse(500, HttpErrorCode.InternalError, 'could not open the data channels');
     this.logger.error({ err, error_id: failure.envelope.error.error_id }, 'svc-http: channel open failed');
     this.reply(failure);
