@@ -92,6 +92,26 @@ describe.skipIf(!natsUp)('a cluster of three engines', () => {
     expect(missing.error?.code).toBe('function_not_found');
   });
 
+  it('answers a call or a result larger than NATS carries at once, with what was too large', async () => {
+    const big = ourWorker(engines[1]!.url, 'big');
+    big.registerFunction('b::big', ({ bytes }: { bytes: number }) => 'z'.repeat(bytes));
+    clients.push(big);
+    await waitListedEverywhere([engines[0]!.url], 'b::big');
+    const caller = ourWorker(engines[0]!.url, 'big-caller'); // on A: every call to b::big crosses NATS
+    clients.push(caller);
+    await caller.ready();
+    const started = Date.now();
+    const result = await caller.trigger({ function_id: 'b::big', payload: { bytes: 2 * 1024 * 1024 } }).catch((e) => e);
+    expect(result).toMatchObject({ code: 'result_too_large' });
+    expect((result as Error).message).toMatch(/NATS/);
+    const payload = await caller
+      .trigger({ function_id: 'b::big', payload: { bytes: 1, pad: 'p'.repeat(2 * 1024 * 1024) } })
+      .catch((e) => e);
+    expect(payload).toMatchObject({ code: 'payload_too_large' });
+    expect(Date.now() - started).toBeLessThan(5000); // not the 30 s deadline
+    expect(await caller.trigger({ function_id: 'b::big', payload: { bytes: 3 } })).toBe('zzz');
+  });
+
   it('carries the caller deadline: a remote call past its timeout fails with invocation_timeout', async () => {
     const slow = ourWorker(engines[2]!.url, 'slow');
     slow.registerFunction('c::slow', () => new Promise((r) => setTimeout(() => r('late'), 3000)));

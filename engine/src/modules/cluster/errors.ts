@@ -1,5 +1,6 @@
 /** The error codes the cluster module answers calls with (docs/errors.md, docs/cluster.md). */
 import type { ErrorBody } from '@svc/sdk';
+import { ClientErrorCode, ErrorCode } from '@svc/sdk/core';
 
 export const ClusterErrorCode = Object.freeze({
   /** The engine executing the call left the cluster (died, or stopped heartbeating) before answering. */
@@ -19,5 +20,26 @@ export function unavailable(functionId: string, why: string): ErrorBody {
   return {
     code: ClusterErrorCode.Unavailable,
     message: `${functionId} runs on another engine and the cluster is unreachable (${why}); retry shortly`,
+  };
+}
+
+const mebibytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/** NATS carries at most the server's `max_payload` in one message; a larger publish would fail (or never answer). */
+function natsLimit(what: string, bytes: number, max: number): string {
+  return `${what} is ${mebibytes(bytes)} between engines, and NATS carries at most ${mebibytes(max)} in one message (the server's max_payload)`;
+}
+
+export function payloadTooLarge(functionId: string, bytes: number, max: number): ErrorBody {
+  return {
+    code: ClientErrorCode.PayloadTooLarge,
+    message: `${natsLimit(`the call of ${functionId}`, bytes, max)}; nothing was sent. Pass a reference instead (a state key, a data channel), or raise max_payload`,
+  };
+}
+
+export function resultTooLarge(functionId: string, bytes: number, max: number): ErrorBody {
+  return {
+    code: ErrorCode.ResultTooLarge,
+    message: `${natsLimit(`the result of ${functionId}`, bytes, max)}. Return less, or a reference (a state key, a data channel), or raise max_payload`,
   };
 }

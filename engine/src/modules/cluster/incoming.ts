@@ -7,6 +7,7 @@
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { ErrorBody, SvcClient } from '@svc/sdk';
+import { resultTooLarge } from './errors.js';
 import { encode, parseCall, parseCancel, type CallMessage, type Subjects } from './wire.js';
 import { textOf } from '@svc/sdk/core';
 
@@ -59,16 +60,20 @@ export class IncomingCalls {
         ...(call.baggage !== undefined ? { baggage: call.baggage } : {}),
       })
       .then(
-        (result) => this.answer(msg, key, { result }),
-        (err: unknown) => this.answer(msg, key, { error: errorOf(err) }),
+        (result) => this.answer(msg, key, call.function_id, { result }),
+        (err: unknown) => this.answer(msg, key, call.function_id, { error: errorOf(err) }),
       );
   }
 
-  private answer(msg: Msg, key: string, reply: { result?: unknown; error?: ErrorBody }): void {
+  private answer(msg: Msg, key: string, functionId: string, reply: { result?: unknown; error?: ErrorBody }): void {
     this.running.delete(key);
     if (!msg.reply) return;
+    let data = encode(reply);
+    const max = this.nc.info?.max_payload;
+    // Too large for NATS: the publish would fail and the caller wait for its deadline. Say so instead.
+    if (max !== undefined && data.length > max) data = encode({ error: resultTooLarge(functionId, data.length, max) });
     try {
-      msg.respond(encode(reply));
+      msg.respond(data);
     } catch (err) {
       this.logger.debug({ err }, 'could not answer a cluster call (NATS connection closed)');
     }

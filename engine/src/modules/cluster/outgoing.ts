@@ -11,7 +11,7 @@ import { newUuid } from '@svc/sdk/core';
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { CallRequest, DispatchVerdict } from '../module.js';
-import { engineLost, unavailable } from './errors.js';
+import { engineLost, payloadTooLarge, unavailable } from './errors.js';
 import { encode, parseReply, type CallMessage, type Subjects } from './wire.js';
 
 /** Slack over the call's own deadline before the NATS request gives up (the executor answers timeouts itself). */
@@ -68,8 +68,16 @@ export class RemoteCalls {
   /** Sends `call` to `engineId`; resolves with its outcome. */
   invoke(call: CallRequest, engineId: string, reroute: Reroute, excluded: Set<string>): Promise<DispatchVerdict> {
     const message = this.message(call);
+    const data = encode(message);
+    const max = this.nc.info?.max_payload;
+    if (max !== undefined && data.length > max) {
+      const error = payloadTooLarge(call.functionId, data.length, max);
+      if (message.void === true)
+        this.logger.warn({ function_id: call.functionId }, `void call dropped: ${error.message}`);
+      return Promise.resolve({ error });
+    }
     if (message.void === true) {
-      this.nc.publish(this.subjects.call(engineId), encode(message));
+      this.nc.publish(this.subjects.call(engineId), data);
       return Promise.resolve({ result: null });
     }
     return new Promise<DispatchVerdict>((resolve) => {
@@ -107,7 +115,7 @@ export class RemoteCalls {
         else pending.resolve({ error: unavailable(call.functionId, `malformed reply: ${parsed.reason}`) });
       });
       try {
-        this.nc.publish(this.subjects.call(engineId), encode(message), { reply: `${this.inbox}.${message.id}` });
+        this.nc.publish(this.subjects.call(engineId), data, { reply: `${this.inbox}.${message.id}` });
       } catch (err) {
         pending.resolve({ error: unavailable(call.functionId, err instanceof Error ? err.message : String(err)) });
       }
