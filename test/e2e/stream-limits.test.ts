@@ -65,6 +65,28 @@ describe('svc-stream client limits, on the real process', () => {
     reader.ws.close();
   });
 
+  it('syncs a group larger than max_buffered_bytes to a client that reads, and still drops one that stops', async () => {
+    const payload = 'y'.repeat(100 * 1024);
+    for (let i = 0; i < 5; i++) await set('large', `l${i}`, { payload }); // ~500 KiB, twice the cap
+    const reader = await rawClient(stream.url);
+    const readerClosed = closed(reader.ws).then((code) => `closed ${code}`);
+    reader.join('r', 'lim', 'large');
+    // Before, the sync frame alone was over the cap: every subscriber was dropped with 1013 at its join.
+    await waitFor(() => reader.frames.length === 1, 5000, 'the sync of the large group');
+    await set('large', 'l0', { payload: 'small' });
+    await waitFor(() => reader.frames.length === 2, 5000, 'the change after the sync');
+    expect(await Promise.race([readerClosed, new Promise((r) => setTimeout(() => r('open'), 200))])).toBe('open');
+    const stalled = await rawClient(stream.url);
+    const stalledClosed = closed(stalled.ws);
+    stalled.join('s', 'lim', 'large');
+    await waitFor(() => stalled.frames.length === 1, 5000, 'the stalled client’s sync');
+    stalled.ws.pause();
+    for (let i = 0; i < 100; i++) await set('large', `l${i % 5}`, { payload }); // 10 MiB it never reads
+    stalled.ws.resume();
+    expect([1013, 1006]).toContain(await stalledClosed);
+    reader.ws.close();
+  });
+
   it('drops a client that stops answering pings', async () => {
     const dead = new WebSocket(stream.url, { autoPong: false });
     dead.on('error', () => undefined);

@@ -73,7 +73,9 @@ export const streamConfigSchema = z
       .describe('Largest client frame; a bigger one closes the socket with 1009.'),
     max_buffered_bytes: positiveIntSchema
       .default(4 * 1024 * 1024)
-      .describe("Cap on a client's unsent data; a client that stops reading past it is disconnected (1013)."),
+      .describe(
+        "Cap on a client's unsent data; a client that stops reading past it is disconnected (1013). One larger frame (a large group's sync) still goes to a client with nothing waiting; the cap then counts on top of it.",
+      ),
     max_messages_per_second: positiveIntSchema
       .default(100)
       .describe('Client frames per second (burst of the same size); beyond it the socket is closed with 1008.'),

@@ -46,6 +46,11 @@ export class ClientConnection implements FrameSink {
   private missedPongs = 0;
   private closed = false;
   /**
+   * The size of a frame larger than `maxBufferedBytes` that this socket took while nothing waited for it (the sync
+   * of a large group, a large item): it may drain on top of the cap. 0 once the unsent data is back under the cap.
+   */
+  private oversize = 0;
+  /**
    * True when no extension was negotiated (the server offers none): every frame this socket sends is a plain
    * frame, so a shared pre-encoded frame can be written to the TCP socket directly, between whole frames of ws's
    * own (pings, close). With an extension, frames go through `ws.send`.
@@ -77,10 +82,19 @@ export class ClientConnection implements FrameSink {
     if (this.closed || this.socket.readyState !== WebSocket.OPEN) return;
     const tcp = this.direct ? rawSocket(this.socket) : undefined;
     const buffered = tcp !== undefined ? tcp.writableLength : this.socket.bufferedAmount;
-    if (buffered + frame.payload.length > this.limits.maxBufferedBytes) {
-      this.logger.warn({ connection: this.id, buffered }, 'disconnecting a slow client');
-      this.drop(CLOSE.tryAgainLater, 'slow consumer: unsent data over the limit');
-      return;
+    const cap = this.limits.maxBufferedBytes;
+    if (buffered <= cap) this.oversize = 0;
+    // A client is slow when more than the cap waits for it beyond one large frame: a frame over the cap still goes to
+    // a client that has nothing waiting (else every subscriber of a large group is dropped at its sync, rejoins and
+    // is dropped again).
+    if (buffered + frame.payload.length > cap + this.oversize) {
+      if (buffered === 0) {
+        this.oversize = frame.payload.length;
+      } else {
+        this.logger.warn({ connection: this.id, buffered }, 'disconnecting a slow client');
+        this.drop(CLOSE.tryAgainLater, 'slow consumer: unsent data over the limit');
+        return;
+      }
     }
     if (tcp !== undefined) {
       corkUntilTurnEnds(tcp);
