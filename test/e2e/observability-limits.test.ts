@@ -118,6 +118,22 @@ describe('limits', () => {
   });
 });
 
+describe('log record size', () => {
+  it('keeps at most 64 Ki characters of a record, saying so, so that large logs cannot exhaust svc-otel', async () => {
+    const message = `big ${'L'.repeat(2 * 1024 * 1024)}`;
+    await worker.trigger({ function_id: 'engine::log::info', payload: { message, service_name: 'big-logger' } });
+    const found = await worker.trigger<{ logs: { body: string; attributes: Record<string, unknown> }[] }>({
+      function_id: 'engine::logs::list',
+      payload: { service: 'big-logger' },
+    });
+    const [record] = found.logs;
+    // Before, each record kept all of it: 800 of 5 MiB ran svc-otel out of heap, losing every trace and log.
+    expect(record?.body.length).toBeLessThan(64 * 1024 + 100);
+    expect(record?.body).toMatch(/^big L+… \[\d+ more characters not kept\]$/);
+    expect(record?.attributes['svc.log.truncated']).toBe(true);
+  });
+});
+
 describe('query patterns', () => {
   it('answers a pattern that would backtrack without end as a regular expression, and keeps answering', async () => {
     const service = 'a'.repeat(60);

@@ -13,6 +13,7 @@ import { HttpRequestCounter } from './http-requests.js';
 import type { LogTriggers } from './log-trigger.js';
 import type { TraceTriggers } from './trace-trigger.js';
 import { decodeLogs, type LogRecord } from './otlp/decode-logs.js';
+import { withinTextBudget } from './otlp/log-text-budget.js';
 import { decodeMetrics } from './otlp/decode-metrics.js';
 import { EngineSpanDecoder } from './otlp/decode-engine-spans.js';
 import { decodeTraces, type StoredSpan } from './otlp/decode-traces.js';
@@ -123,16 +124,17 @@ export class Collector {
     if (!this.config.logs_enabled) return;
     const floor = SEVERITY_FLOOR[this.config.level];
     const ratio = this.config.logs_sampling_ratio;
-    const records = decodeLogs(body).filter(
-      (r) => (r.severity_number === 0 || r.severity_number >= floor) && (ratio >= 1 || Math.random() < ratio),
-    );
+    const records = decodeLogs(body)
+      .filter((r) => (r.severity_number === 0 || r.severity_number >= floor) && (ratio >= 1 || Math.random() < ratio))
+      .map((r) => withinTextBudget(r));
     for (const r of records) this.keep(r);
     this.export?.logs(records);
   }
 
   /** A record made here (`engine::log::*`), subject to the same settings as ingested ones. */
-  add(record: LogRecord): void {
-    if (this.config.logs_enabled && record.severity_number >= SEVERITY_FLOOR[this.config.level]) {
+  add(made: LogRecord): void {
+    if (this.config.logs_enabled && made.severity_number >= SEVERITY_FLOOR[this.config.level]) {
+      const record = withinTextBudget(made);
       this.keep(record);
       this.export?.logs([record]);
     }
