@@ -40,6 +40,8 @@ export interface TelemetryOptions {
 
 /** The instrumentation scope of records made here (their process already printed them through pino). */
 export const SDK_SCOPE = 'svc-sdk';
+/** Characters of one string attribute a span keeps (OpenTelemetry's `attributeValueLengthLimit`). */
+export const SPAN_ATTRIBUTE_CHARS = 8192;
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
@@ -150,6 +152,9 @@ export class Telemetry {
     const provider = new BasicTracerProvider({
       resource: this.resource(service),
       sampler: this.sampler,
+      // A span keeps at most SPAN_ATTRIBUTE_CHARS of each string attribute: a handler that puts a request body on
+      // its span would otherwise make every one of the 10,000 spans svc-otel keeps as large as that body.
+      spanLimits: { attributeValueLengthLimit: SPAN_ATTRIBUTE_CHARS },
       spanProcessors: [
         new BatchSpanProcessor(this.spanExporter, { scheduledDelayMillis: this.options.spanDelayMs ?? 100 }),
       ],
