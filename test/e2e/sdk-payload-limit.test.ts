@@ -101,6 +101,36 @@ describe('frames over the engine’s max_payload_bytes', () => {
     expect(reconnects.caller).toBe(0);
   });
 
+  it('a telemetry batch too large is dropped; the worker keeps its connection and its calls', async () => {
+    let drops = 0;
+    const logging = registerWorker(engine.url, {
+      workerName: 'limit-logging',
+      telemetry: true,
+      logger: pino({ level: 'silent' }),
+      onConnectionStateChange: ({ connected }) => {
+        if (!connected) drops++;
+      },
+    });
+    try {
+      logging.registerFunction('limit::log', (_: unknown, ctx) => {
+        ctx.logger.info('m'.repeat(200 * 1024)); // its batch is over the engine's 64 KiB
+        return 'logged';
+      });
+      logging.registerFunction('limit::slow-too', async () => {
+        await new Promise((r) => setTimeout(r, 800));
+        return 'slow';
+      });
+      await logging.ready();
+      const slow = caller.trigger({ function_id: 'limit::slow-too', payload: {} });
+      expect(await caller.trigger({ function_id: 'limit::log', payload: {} })).toBe('logged');
+      // Before, the batch's frame made the engine close the connection (1009): the slow call failed with it.
+      expect(await slow).toBe('slow');
+      expect(drops).toBe(0);
+    } finally {
+      await logging.shutdown();
+    }
+  });
+
   it('svc-http answers a body the engine cannot take with 413, and serves the next request', async () => {
     const post = (body: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -153,6 +153,15 @@ export class WsTransport implements ClientTransport {
   sendTelemetry(frame: Uint8Array): boolean {
     const ws = this.ws;
     if (!this.open || ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
+    const limit = this.engineMaxPayload;
+    if (limit !== undefined && frame.length > limit) {
+      // The engine would close the connection (1009), failing every call on it: the batch is dropped instead.
+      this.options.logger?.warn(
+        { bytes: frame.length, limit },
+        'telemetry batch larger than the engine takes in one message; dropped',
+      );
+      return false;
+    }
     ws.send(frame, { binary: true });
     return true;
   }

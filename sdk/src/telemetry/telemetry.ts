@@ -40,8 +40,10 @@ export interface TelemetryOptions {
 
 /** The instrumentation scope of records made here (their process already printed them through pino). */
 export const SDK_SCOPE = 'svc-sdk';
-/** Characters of one string attribute a span keeps (OpenTelemetry's `attributeValueLengthLimit`). */
+/** Characters of one string attribute a span or a log record keeps (OpenTelemetry's `attributeValueLengthLimit`). */
 export const SPAN_ATTRIBUTE_CHARS = 8192;
+/** Characters of a log record's message sent (svc-otel keeps 64 Ki characters of a record's text). */
+export const LOG_MESSAGE_CHARS = 64 * 1024;
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
@@ -98,7 +100,10 @@ export class Telemetry {
   constructor(private readonly options: TelemetryOptions) {
     this.sampler = createSampler(options.sampling);
     this.spanExporter = new FrameSpanExporter(options.sink);
-    this.logs = new LoggerProvider({ resource: this.resource(options.serviceName) });
+    this.logs = new LoggerProvider({
+      resource: this.resource(options.serviceName),
+      logRecordLimits: { attributeValueLengthLimit: SPAN_ATTRIBUTE_CHARS },
+    });
     this.logs.addLogRecordProcessor(
       new BatchLogRecordProcessor(new FrameLogExporter(options.sink), {
         maxExportBatchSize: options.logBatchSize ?? 100,
@@ -128,7 +133,10 @@ export class Telemetry {
     this.logs.getLogger(SDK_SCOPE).emit({
       severityNumber: SEVERITY[level],
       severityText: level.toUpperCase(),
-      body: message,
+      body:
+        message.length <= LOG_MESSAGE_CHARS
+          ? message
+          : `${message.slice(0, LOG_MESSAGE_CHARS)}… [${message.length - LOG_MESSAGE_CHARS} more characters not kept]`,
       attributes,
       context: contextFromTraceparent(traceparent),
     });
