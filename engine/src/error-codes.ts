@@ -47,6 +47,8 @@ export const ModuleErrorCode = Object.freeze({
   BridgeConnectionLost: 'bridge_connection_lost',
   /** Bridge client: the call already crossed the most bridges allowed (a routing loop); not sent. */
   BridgeHopLimit: 'bridge_hop_limit',
+  /** Channels: a create with `prefill` would take the engine's channels past their memory budget; not created. */
+  ChannelCapacity: 'channel_capacity',
   /** Bridge client: `bridge.invoke` / `bridge.invoke_async` input was refused; the message names the field. */
   InvalidInput: 'invalid_input',
 } as const);

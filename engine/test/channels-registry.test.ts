@@ -3,6 +3,7 @@
  * completes sends on demand, so backpressure, ordering, closing and sweeping are checked exactly.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_CHANNEL_BYTES } from '../src/modules/channels/channel.js';
 import { ChannelRegistry, clampBufferSize } from '../src/modules/channels/channel-registry.js';
 import { MemorySocket } from './memory-socket.js';
 
@@ -44,6 +45,45 @@ describe('channel pipe', () => {
     reader.completeAll();
     expect(writer.paused).toBe(false);
     expect(ch.heldFrames).toBe(0);
+  });
+
+  it('pauses a writer at MAX_CHANNEL_BYTES held, whatever the frame count, and resumes it as the reader drains', () => {
+    const registry = new ChannelRegistry();
+    const ch = registry.create(1024, undefined, 0);
+    const writer = new MemorySocket();
+    ch.attach('write', writer);
+    const frame = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 7; i++) writer.emit(frame);
+    expect(writer.paused).toBe(false);
+    writer.emit(frame); // 8 MiB held with no reader: before, 1,024 such frames were held
+    expect(writer.paused).toBe(true);
+    expect(registry.memory.held).toBe(MAX_CHANNEL_BYTES);
+    const reader = new MemorySocket();
+    ch.attach('read', reader);
+    expect(writer.paused).toBe(false);
+    expect(registry.memory.held).toBe(0);
+  });
+
+  it('holds every writer once all channels together reach the budget, and lets them go as room is made', () => {
+    const registry = new ChannelRegistry(undefined, 3 * 1024 * 1024);
+    const frame = 'x'.repeat(1024 * 1024);
+    const writers = [0, 1, 2, 3].map(() => {
+      const ch = registry.create(1024, undefined, 0);
+      const writer = new MemorySocket();
+      ch.attach('write', writer);
+      return { ch, writer };
+    });
+    writers[0]!.writer.emit(frame);
+    writers[1]!.writer.emit(frame);
+    expect(writers.map((w) => w.writer.paused)).toEqual([false, false, false, false]);
+    writers[2]!.writer.emit(frame); // the budget is full
+    writers[3]!.writer.emit('y');
+    expect(writers.map((w) => w.writer.paused)).toEqual([false, false, true, true]);
+    const reader = new MemorySocket();
+    writers[0]!.ch.attach('read', reader); // its megabyte is taken: room again
+    expect(writers.map((w) => w.writer.paused)).toEqual([false, false, false, false]);
+    writers[1]!.ch.remove();
+    expect(registry.memory.held).toBe(1024 * 1024 + 1);
   });
 
   it('tells the reader when the writer dropped without a close', () => {

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
+import WebSocket from 'ws';
 import {
   ChannelClosedError,
   ChannelReader,
@@ -164,6 +165,26 @@ describe('our SDK channels', () => {
     writer.stream.write(Buffer.from('x'), () => undefined);
     expect(await error).toMatchObject({ code: 'ECONNREFUSED' });
     expect(await writer.closed).toBe(1006);
+  });
+
+  it('holds back a raw writer with no reader at about 8 MiB, then relays all of it once a reader comes', async () => {
+    const ch = await createChannel(ours, 1024); // 1,024 frames: before, the engine held all of them
+    const url = new URL(engine.url);
+    const key = encodeURIComponent(ch.writerRef.access_key);
+    const raw = new WebSocket(`ws://${url.host}/ws/channels/${ch.writerRef.channel_id}?key=${key}&dir=write`);
+    await new Promise((resolve, reject) => raw.once('open', resolve).once('error', reject));
+    const frame = randomBytes(1024 * 1024);
+    for (let i = 0; i < 64; i++) raw.send(frame);
+    await new Promise((r) => setTimeout(r, 1000));
+    // The engine stopped reading: most of the 64 MiB still waits in the writer (the rest in TCP buffers).
+    expect(raw.bufferedAmount).toBeGreaterThan(32 * 1024 * 1024);
+    const reader = openChannel(ours, ch.readerRef) as ChannelReader;
+    const all = reader.readAll();
+    await new Promise<void>((resolve) => raw.send(Buffer.alloc(0), () => resolve()));
+    raw.close(1000, 'stream_complete');
+    const got = await all;
+    expect(got.length).toBe(64 * 1024 * 1024);
+    expect(sha256(got.subarray(0, frame.length))).toBe(sha256(frame));
   });
 
   it('removes a channel with its key, and not twice', async () => {

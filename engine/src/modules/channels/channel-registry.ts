@@ -6,7 +6,7 @@
  * its creation (an ownerless channel nobody came for) is dropped with whatever it buffered.
  */
 import { newUuid, randomBase64url } from '@svc/sdk/core';
-import { Channel, CLOSE_GOING_AWAY, type ChannelDirection } from './channel.js';
+import { Channel, ChannelMemory, CLOSE_GOING_AWAY, type ChannelDirection } from './channel.js';
 
 export const DEFAULT_BUFFER_SIZE = 64;
 export const MAX_BUFFER_SIZE = 1024;
@@ -37,8 +37,15 @@ export function sameKey(want: string, got: string): boolean {
 
 export class ChannelRegistry {
   private readonly channels = new Map<string, Channel>();
+  /** The bytes all channels hold together, against the engine's budget for them. */
+  readonly memory: ChannelMemory;
 
-  constructor(private readonly idleTtlMs = DEFAULT_IDLE_TTL_MS) {}
+  constructor(
+    private readonly idleTtlMs = DEFAULT_IDLE_TTL_MS,
+    memoryBudget?: number,
+  ) {
+    this.memory = new ChannelMemory(memoryBudget);
+  }
 
   get size(): number {
     return this.channels.size;
@@ -56,6 +63,7 @@ export class ChannelRegistry {
       bufferSize: clampBufferSize(bufferSize),
       createdAtMs: nowMs,
       ownerId,
+      memory: this.memory,
       onGone: (ch) => {
         if (this.channels.get(ch.id) === ch) this.channels.delete(ch.id);
       },

@@ -1,9 +1,10 @@
 /**
  * One data channel: a bounded pipe of WebSocket frames from its write end to its read end.
  *
- * Each end is taken once. Frames keep their kind (binary or text). At most `bufferSize` frames are held by the
- * engine at a time (queued, or handed to the reader's socket and not yet written out); at that bound the writer's
- * socket is paused, so a slow reader slows the writer through TCP backpressure and memory stays bounded.
+ * Each end is taken once. Frames keep their kind (binary or text). At most `bufferSize` frames, and about
+ * `MAX_CHANNEL_BYTES`, are held by the engine at a time (queued, or handed to the reader's socket and not yet
+ * written out), and all channels together hold about `ChannelMemory.budget`; at either bound the writer's socket is
+ * paused, so a slow (or absent) reader slows the writer through TCP backpressure and memory stays bounded.
  * When the writer closes, the reader receives every frame still held, then a Close (1000 after a normal close,
  * 1011 `writer_disconnected` after a dropped one). When the reader goes first, the writer is closed with
  * 1000 `reader_closed` and whatever was held is dropped. The channel is gone once both ends are done.
@@ -23,6 +24,46 @@ interface Frame {
   binary: boolean;
 }
 
+/**
+ * Bytes one channel holds before its writer is paused (one frame may go past it). Frame counts alone did not bound
+ * memory: a writer with no reader made the engine hold 1,024 frames of 8 MiB.
+ */
+export const MAX_CHANNEL_BYTES = 8 * 1024 * 1024;
+/** Bytes all channels of an engine hold together before their writers are paused (and prefills refused). */
+export const DEFAULT_CHANNEL_MEMORY_BUDGET = 512 * 1024 * 1024;
+
+/** The bytes every channel holds together, against a budget; the channels whose writer waits for room. */
+export class ChannelMemory {
+  held = 0;
+  private readonly waiting = new Set<Channel>();
+
+  constructor(readonly budget = DEFAULT_CHANNEL_MEMORY_BUDGET) {}
+
+  get full(): boolean {
+    return this.held >= this.budget;
+  }
+
+  hold(bytes: number): void {
+    this.held += bytes;
+  }
+
+  release(bytes: number): void {
+    this.held -= bytes;
+    if (this.waiting.size === 0 || this.full) return;
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const channel of waiting) channel.roomFreed();
+  }
+
+  waitForRoom(channel: Channel): void {
+    this.waiting.add(channel);
+  }
+
+  forget(channel: Channel): void {
+    this.waiting.delete(channel);
+  }
+}
+
 export interface ChannelInit {
   id: string;
   accessKey: string;
@@ -32,6 +73,8 @@ export interface ChannelInit {
   ownerId: string | undefined;
   /** Called once when the channel is finished or removed. */
   onGone: (channel: Channel) => void;
+  /** The budget shared by the engine's channels (default: one of its own). */
+  memory?: ChannelMemory;
 }
 
 export class Channel {
@@ -46,6 +89,9 @@ export class Channel {
   private readerTaken = false;
   private readonly queue: Frame[] = [];
   private inflight = 0;
+  /** Bytes of the frames held (queued + in flight), counted in `memory` too. */
+  private heldBytes = 0;
+  private readonly memory: ChannelMemory;
   private writerPaused = false;
   /** Set once the writer closed: the Close the reader gets after the last frame. */
   private ending: { code: number; reason: string } | undefined;
@@ -60,6 +106,7 @@ export class Channel {
     this.createdAtMs = init.createdAtMs;
     this.ownerId = init.ownerId;
     this.onGone = init.onGone;
+    this.memory = init.memory ?? new ChannelMemory();
   }
 
   /** True while an end has not been taken yet (such a channel is swept after its idle deadline). */
@@ -99,6 +146,7 @@ export class Channel {
     for (let at = 0; at < body.length; at += frameSize) {
       this.queue.push({ data: body.subarray(at, at + frameSize), binary: true });
     }
+    this.hold(body.length);
     this.ending = { code: CLOSE_NORMAL, reason: 'stream_complete' };
   }
 
@@ -107,6 +155,7 @@ export class Channel {
     if (this.gone) return;
     this.gone = true;
     this.queue.length = 0;
+    this.releaseAll();
     if (this.writerPaused) this.writer?.resume(); // so its close handshake can be read
     this.writer?.close(code, reason);
     this.reader?.close(code, reason);
@@ -141,11 +190,43 @@ export class Channel {
   private push(frame: Frame): void {
     if (this.gone) return;
     this.queue.push(frame);
-    if (this.heldFrames >= this.bufferSize && !this.writerPaused && this.writer) {
+    this.hold(frame.data.length);
+    if (!this.writerPaused && this.writer && this.mustHoldWriter()) {
       this.writerPaused = true;
       this.writer.pause();
     }
     this.pump();
+  }
+
+  /** True while the writer must wait: this channel's bounds, or the engine's budget for all of them. */
+  private mustHoldWriter(): boolean {
+    if (this.heldFrames >= this.bufferSize || this.heldBytes >= MAX_CHANNEL_BYTES) return true;
+    if (!this.memory.full) return false;
+    this.memory.waitForRoom(this);
+    return true;
+  }
+
+  /** The engine's budget has room again: a writer held for it (alone) goes on. */
+  roomFreed(): void {
+    this.resumeWriterIfRoom();
+  }
+
+  private resumeWriterIfRoom(): void {
+    if (this.gone || !this.writerPaused || !this.writer || this.mustHoldWriter()) return;
+    this.writerPaused = false;
+    this.writer.resume();
+  }
+
+  private hold(bytes: number): void {
+    this.heldBytes += bytes;
+    this.memory.hold(bytes);
+  }
+
+  private releaseAll(): void {
+    const bytes = this.heldBytes;
+    this.heldBytes = 0;
+    this.memory.forget(this);
+    this.memory.release(bytes);
   }
 
   private pump(): void {
@@ -153,22 +234,22 @@ export class Channel {
     while (reader && !this.gone && this.queue.length > 0 && this.inflight < this.bufferSize) {
       const frame = this.queue.shift() as Frame;
       this.inflight++;
-      reader.send(frame.data, frame.binary, (err) => this.sent(err));
+      const bytes = frame.data.length;
+      reader.send(frame.data, frame.binary, (err) => this.sent(err, bytes));
     }
     this.finishIfDrained();
   }
 
-  private sent(err: Error | undefined): void {
+  private sent(err: Error | undefined, bytes: number): void {
     this.inflight--;
-    if (this.gone) return;
+    if (this.gone) return; // remove() released what was held
+    this.heldBytes -= bytes;
+    this.memory.release(bytes);
     if (err) {
       this.readerClosed(this.reader);
       return;
     }
-    if (this.writerPaused && this.heldFrames < this.bufferSize && this.writer) {
-      this.writerPaused = false;
-      this.writer.resume();
-    }
+    this.resumeWriterIfRoom();
     this.pump();
   }
 
@@ -188,6 +269,7 @@ export class Channel {
     this.reader.close(code, reason);
     this.reader = undefined;
     this.gone = true;
+    this.releaseAll();
     this.notifyWatchers(false);
     this.onGone(this);
   }

@@ -13,7 +13,14 @@
  * an end is first asked for (svc-http's request channels: see channel-leases.ts).
  */
 import type { EngineModule, ModuleContext, SocketRequest, SocketRouteAnswer } from '../module.js';
-import { LEASE_CHANNELS_FUNCTION, RETIRE_CHANNELS_FUNCTION, TriggerAction, type SvcClient } from '@svc/sdk/core';
+import {
+  InvocationError,
+  LEASE_CHANNELS_FUNCTION,
+  RETIRE_CHANNELS_FUNCTION,
+  TriggerAction,
+  type SvcClient,
+} from '@svc/sdk/core';
+import { ModuleErrorCode } from '../../error-codes.js';
 import type { Channel, ChannelDirection } from './channel.js';
 import { badInput, batchOf, channelKey, channelSpec, objectInput, type ChannelSpec } from './channel-args.js';
 import { ChannelLeases } from './channel-leases.js';
@@ -142,9 +149,31 @@ export class ChannelsModule implements EngineModule {
     const args = objectInput(input, fn);
     const caller = typeof args['_caller_worker_id'] === 'string' ? args['_caller_worker_id'] : undefined;
     const batch = batchOf(args, fn);
-    if (batch === undefined) return this.createOne(channelSpec(args, fn), caller);
-    const specs = batch.map((entry, i) => channelSpec(entry, fn, `channels[${i}].`));
+    const specs =
+      batch === undefined
+        ? [channelSpec(args, fn)]
+        : batch.map((entry, i) => channelSpec(entry, fn, `channels[${i}].`));
+    this.roomForPrefills(specs);
+    if (batch === undefined) return this.createOne(specs[0] as ChannelSpec, caller);
     return { channels: specs.map((spec) => this.createOne(spec, caller)) };
+  }
+
+  /**
+   * Prefilled bytes are held until a reader takes them (or the channel expires), with nothing to pause: past the
+   * engine's budget for channel data, a create that brings more is refused, whole, instead of growing the engine.
+   */
+  private roomForPrefills(specs: ChannelSpec[]): void {
+    let bytes = 0;
+    for (const spec of specs) bytes += spec.prefill?.length ?? 0;
+    const memory = this.registry.memory;
+    if (bytes === 0 || memory.held + bytes <= memory.budget) return;
+    throw new InvocationError({
+      code: ModuleErrorCode.ChannelCapacity,
+      message:
+        `the engine's channels hold ${mebibytes(memory.held)} of their ${mebibytes(memory.budget)} already, and this ` +
+        `create brings ${mebibytes(bytes)} more to hold; retry once readers have taken what is waiting`,
+      function_id: CREATE_CHANNEL_FUNCTION,
+    });
   }
 
   private createOne(spec: ChannelSpec, caller: string | undefined): Refs {
@@ -197,4 +226,8 @@ export class ChannelsModule implements EngineModule {
     const direction: ChannelDirection = dir;
     return { kind: 'accept', open: (socket) => channel.attach(direction, socket) };
   }
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
