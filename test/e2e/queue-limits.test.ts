@@ -160,3 +160,40 @@ describe('svc-queue on RabbitMQ: reading a queue never creates it', () => {
     }
   });
 });
+
+describe('svc-queue on Redis: reading a queue never creates it', () => {
+  it('answers counts, dead letters and redrives of an unknown queue without a key in Redis', async (ctx) => {
+    needRedis(ctx);
+    const own = await startEngine(); // on the first engine the other svc-queue would answer these calls too
+    const prefix = `read-${randomUUID().slice(0, 8)}`;
+    const redisQueue = await startedQueue(own.url, {
+      adapter: { class: 'modules::queue::KvserverAdapter', config: { kvserver_url: REDIS_URL, prefix } },
+    });
+    const reader = client(own.url, 'queue-reader-redis');
+    const r = new Redis(REDIS_URL);
+    try {
+      const call = (function_id: string, payload: object) =>
+        reader.trigger<Record<string, unknown>>({ function_id, payload });
+      for (let i = 0; i < 20; i++) {
+        const name = `never-${i}`;
+        expect(await call('queue::topic_stats', { queue: name })).toMatchObject({ queue: name, waiting: 0, dead: 0 });
+        expect(await call('queue::dlq_messages', { queue: name })).toMatchObject({ total: 0, messages: [] });
+        expect(await call('queue::redrive', { queue: name })).toMatchObject({ redriven: 0 });
+        expect((await refusal(call('queue::discard_message', { queue: name, message_id: 'm' }))).code).toBe(
+          'not_found',
+        );
+      }
+      // Before, each name read left a `meta` key in Redis (and a BullMQ queue in svc-queue's memory).
+      expect(await r.keys(`${prefix}:never-*`)).toEqual([]);
+      await call('queue::enqueue', { queue: 'real', function_id: 'nobody::here', data: {} });
+      expect(await call('queue::topic_stats', { queue: 'real' })).toMatchObject({ queue: 'real' });
+    } finally {
+      await reader.shutdown();
+      await redisQueue.stop();
+      await own.stop();
+      const keys = await r.keys(`${prefix}:*`);
+      if (keys.length) await r.del(...keys);
+      r.disconnect();
+    }
+  });
+});
