@@ -35,7 +35,7 @@ export { conditionFunctionId } from './client/fire-trigger.js';
 export { readyWithin } from './client/ready-within.js';
 export { serverTextFrame, TURN_FLUSH_BYTES } from './connection/text-frame.js';
 export { FrameWriter } from './connection/frame-writer.js';
-export { textOf } from './text.js';
+export { mebibytes, textOf } from './text.js';
 export { MAX_VALUE_DEPTH, nestedDeeperThan } from './json-depth.js';
 export { InFlightMap, InFlightSet, IN_FLIGHT_RENEW_AFTER } from './in-flight.js';
 export { Deadlines, type DeadlineEntry } from './client/deadlines.js';

@@ -7,6 +7,7 @@
  */
 import type { ErrorBody } from './protocol.js';
 import { ClientErrorCode, ErrorCode } from './error-codes.js';
+import { mebibytes } from './text.js';
 
 export interface InvocationErrorInit {
   code: string;
@@ -43,10 +44,6 @@ export class FrameTooLargeError extends Error {
     );
     this.name = 'FrameTooLargeError';
   }
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** True when `value` has the wire's `{ code, message, stacktrace? }` shape. */

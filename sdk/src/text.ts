@@ -21,3 +21,8 @@ export function textOf(value: unknown): string {
     return Object.prototype.toString.call(value);
   }
 }
+
+/** A byte count for a message: `17.0 MiB`. */
+export function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}

@@ -16,6 +16,7 @@ import type { EngineModule, ModuleContext, SocketRequest, SocketRouteAnswer } fr
 import {
   InvocationError,
   LEASE_CHANNELS_FUNCTION,
+  mebibytes,
   RETIRE_CHANNELS_FUNCTION,
   TriggerAction,
   type SvcClient,
@@ -226,8 +227,4 @@ export class ChannelsModule implements EngineModule {
     const direction: ChannelDirection = dir;
     return { kind: 'accept', open: (socket) => channel.attach(direction, socket) };
   }
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

@@ -1,6 +1,6 @@
 /** The error codes the cluster module answers calls with (docs/errors.md, docs/cluster.md). */
 import type { ErrorBody } from '@svc/sdk';
-import { ClientErrorCode, ErrorCode } from '@svc/sdk/core';
+import { ClientErrorCode, ErrorCode, mebibytes } from '@svc/sdk/core';
 
 export const ClusterErrorCode = Object.freeze({
   /** The engine executing the call left the cluster (died, or stopped heartbeating) before answering. */
@@ -22,8 +22,6 @@ export function unavailable(functionId: string, why: string): ErrorBody {
     message: `${functionId} runs on another engine and the cluster is unreachable (${why}); retry shortly`,
   };
 }
-
-const mebibytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /** NATS carries at most the server's `max_payload` in one message; a larger publish would fail (or never answer). */
 function natsLimit(what: string, bytes: number, max: number): string {
