@@ -15,3 +15,8 @@ export const MAX_TIMER_MS = 2_147_483_647;
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 30_000;
 /** How often the engine pings every socket, ms. */
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
+/**
+ * Characters of one string attribute a span or a log record keeps (OpenTelemetry's `attributeValueLengthLimit`):
+ * the SDK's spans and logs, and the engine's spans (an error's message and stack).
+ */
+export const SPAN_ATTRIBUTE_CHARS = 8192;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LOG_MESSAGE_CHARS, SPAN_ATTRIBUTE_CHARS, Telemetry } from '../src/telemetry/telemetry.js';
+import { SPAN_ATTRIBUTE_CHARS } from '../src/constants.js';
+import { LOG_MESSAGE_CHARS, Telemetry } from '../src/telemetry/telemetry.js';
 
 describe('span attribute limit', () => {
   it('keeps at most SPAN_ATTRIBUTE_CHARS of a string attribute, so one span cannot carry a whole request body', async () => {

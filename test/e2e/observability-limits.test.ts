@@ -134,6 +134,63 @@ describe('log record size', () => {
   });
 });
 
+describe('span size', () => {
+  it('keeps at most 16 Ki characters of an exported span, saying so, so that large spans cannot exhaust svc-otel', async () => {
+    const hex = (n: number): string =>
+      Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+    const traceId = hex(32);
+    const span = {
+      traceId,
+      spanId: hex(16),
+      name: 'upload',
+      startTimeUnixNano: `${Date.now()}000000`,
+      endTimeUnixNano: `${Date.now() + 1}000000`,
+      attributes: [
+        { key: 'http.route', value: { stringValue: '/upload' } },
+        { key: 'request.body', value: { stringValue: 'B'.repeat(1024 * 1024) } },
+      ],
+    };
+    const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'big-spans' } }] };
+    const body = JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ spans: [span] }] }] });
+    // what an exporter's OTLP frame becomes (iii-sdk puts no limit on attributes)
+    await worker.trigger({ function_id: 'otel::ingest', payload: { prefix: 'OTLP', body } });
+    const [stored] = await eventually(
+      async () => {
+        const found = await spans(worker, { trace_id: traceId });
+        return found.length > 0 ? found : undefined;
+      },
+      10_000,
+      'the span',
+    );
+    // Before, each span kept all of it: four thousand of 1 MiB ran svc-otel out of heap (it keeps 10,000).
+    expect(stored?.attributes['http.route']).toBe('/upload');
+    expect(String(stored?.attributes['request.body']).length).toBeLessThan(16 * 1024 + 100);
+    expect(stored?.attributes['request.body']).toMatch(/^B+… \[\d+ more characters not kept\]$/);
+    expect(stored?.attributes['svc.span.truncated']).toBe(true);
+  });
+
+  it("keeps 8,192 characters of a worker's error message and stack on the engine's span", async () => {
+    const message = `failed: ${'E'.repeat(200_000)}`;
+    worker.registerFunction('big::fail', () => {
+      throw new Error(message);
+    });
+    const failed = await eventually(
+      async () => {
+        await worker.trigger({ function_id: 'big::fail', payload: {} }).catch(() => undefined);
+        const found = await spans(worker, { name: 'big::fail', status: 'error' });
+        return found.length > 0 ? found : undefined;
+      },
+      10_000,
+      "the failed call's span",
+    );
+    const [stored] = failed;
+    expect(stored?.errors[0]?.message).toBe(message.slice(0, 8192));
+    expect(stored?.errors[0]?.stacktrace?.length).toBeLessThanOrEqual(8192);
+    // Before, the span kept all 200,000 characters of it (status, event and error), in each of thousands.
+    expect(JSON.stringify(stored).length).toBeLessThan(6 * 8192);
+  });
+});
+
 describe('query patterns', () => {
   it('answers a pattern that would backtrack without end as a regular expression, and keeps answering', async () => {
     const service = 'a'.repeat(60);

@@ -19,6 +19,7 @@ import { SeverityNumber, type LogAttributes } from '@opentelemetry/api-logs';
 import { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor, type Sampler, type Tracer } from '@opentelemetry/sdk-trace-base';
+import { SPAN_ATTRIBUTE_CHARS } from '../constants.js';
 import { parseTraceparent } from '../trace-context.js';
 import { FrameLogExporter, FrameSpanExporter, type FrameSink } from './otlp-frames.js';
 import { createSampler, SERVICE_ATTRIBUTE, type SamplingSettings } from './sampler.js';
@@ -40,8 +41,6 @@ export interface TelemetryOptions {
 
 /** The instrumentation scope of records made here (their process already printed them through pino). */
 export const SDK_SCOPE = 'svc-sdk';
-/** Characters of one string attribute a span or a log record keeps (OpenTelemetry's `attributeValueLengthLimit`). */
-export const SPAN_ATTRIBUTE_CHARS = 8192;
 /** Characters of a log record's message sent (svc-otel keeps 64 Ki characters of a record's text). */
 export const LOG_MESSAGE_CHARS = 64 * 1024;
 

@@ -13,7 +13,7 @@ import { HttpRequestCounter } from './http-requests.js';
 import type { LogTriggers } from './log-trigger.js';
 import type { TraceTriggers } from './trace-trigger.js';
 import { decodeLogs, type LogRecord } from './otlp/decode-logs.js';
-import { withinTextBudget } from './otlp/log-text-budget.js';
+import { withinTextBudget } from './otlp/text-budget.js';
 import { decodeMetrics } from './otlp/decode-metrics.js';
 import { EngineSpanDecoder } from './otlp/decode-engine-spans.js';
 import { decodeTraces, type StoredSpan } from './otlp/decode-traces.js';

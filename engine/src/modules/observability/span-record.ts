@@ -4,6 +4,7 @@
  * the invocation's start to its end; its line is then written into a batch (span-lines.ts, span-batch.ts).
  */
 import { randomFillSync } from 'node:crypto';
+import { SPAN_ATTRIBUTE_CHARS } from '@svc/sdk/core';
 
 const STATUS_UNSET = 0;
 const STATUS_OK = 1;
@@ -55,14 +56,23 @@ export class SpanRecord {
     this.status = STATUS_OK;
   }
 
-  /** An error the way `recordException` + `setStatus(ERROR)` record it: an `exception` event, status error. */
+  /**
+   * An error the way `recordException` + `setStatus(ERROR)` record it: an `exception` event, status error. Its
+   * message, stack and type keep at most `SPAN_ATTRIBUTE_CHARS` characters each, as our SDK's span attributes do
+   * (a worker's error may carry megabytes of text, and svc-otel keeps thousands of spans).
+   */
   error(message: string, stack: string | undefined, type: string | undefined): void {
-    this.exceptionType = type ?? 'Error';
-    this.exceptionMessage = message;
-    this.exceptionStack = stack;
+    const kept = atMost(message);
+    this.exceptionType = type === undefined ? 'Error' : atMost(type);
+    this.exceptionMessage = kept;
+    this.exceptionStack = stack === undefined ? undefined : atMost(stack);
     this.status = STATUS_ERROR;
-    this.statusMessage = message;
+    this.statusMessage = kept;
   }
+}
+
+function atMost(text: string): string {
+  return text.length <= SPAN_ATTRIBUTE_CHARS ? text : text.slice(0, SPAN_ATTRIBUTE_CHARS);
 }
 
 /**

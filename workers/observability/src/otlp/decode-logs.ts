@@ -3,6 +3,7 @@
  * "Logs").
  */
 import { anyValue, attributes, hexId, list, nanos, obj, optString, serviceOf, type Json } from './values.js';
+import { resourceOf } from './text-budget.js';
 
 export interface LogRecord {
   timestamp_unix_nano: string;
@@ -23,7 +24,7 @@ export function decodeLogs(body: unknown): LogRecord[] {
   const out: LogRecord[] = [];
   list(obj(body, 'body').resourceLogs, 'resourceLogs').forEach((rl, i) => {
     const r = obj(rl, `resourceLogs[${i}]`);
-    const resource = attributes(r.resource === undefined ? [] : obj(r.resource, 'resource').attributes, 'resource');
+    const resource = resourceOf(r);
     list(r.scopeLogs, `resourceLogs[${i}].scopeLogs`).forEach((sl, j) => {
       const s = obj(sl, `resourceLogs[${i}].scopeLogs[${j}]`);
       const scope = s.scope === undefined ? {} : obj(s.scope, 'scope');

@@ -4,7 +4,8 @@
  * temporality, integer or double); the stores and queries read the flat fields only. Exponential histograms and
  * summaries are not decoded (no producer of ours makes them), so they are neither stored nor exported.
  */
-import { attributes, list, nanos, nanosToMs, obj, optString, serviceOf, type Json } from './values.js';
+import { attributes, list, nanos, nanosToMs, obj, optString, OtlpShapeError, serviceOf, type Json } from './values.js';
+import { pointWithinBudget, resourceOf } from './text-budget.js';
 
 export type MetricType = 'sum' | 'gauge' | 'histogram';
 
@@ -51,7 +52,7 @@ export function decodeMetrics(body: unknown): MetricPoint[] {
   const out: MetricPoint[] = [];
   list(obj(body, 'body').resourceMetrics, 'resourceMetrics').forEach((rm, i) => {
     const r = obj(rm, `resourceMetrics[${i}]`);
-    const resource = attributes(r.resource === undefined ? [] : obj(r.resource, 'resource').attributes, 'resource');
+    const resource = resourceOf(r);
     const service = serviceOf(resource);
     list(r.scopeMetrics, `resourceMetrics[${i}].scopeMetrics`).forEach((sm, j) => {
       const path = `resourceMetrics[${i}].scopeMetrics[${j}].metrics`;
@@ -61,7 +62,9 @@ export function decodeMetrics(body: unknown): MetricPoint[] {
       const version = optString(sc.version, 'scope.version');
       if (version !== undefined && version !== '') scope.version = version;
       const from = { resource, scope };
-      list(s.metrics, path).forEach((m, k) => out.push(...decodeMetric(m, `${path}[${k}]`, service, from)));
+      list(s.metrics, path).forEach((m, k) => {
+        for (const point of decodeMetric(m, `${path}[${k}]`, service, from)) out.push(pointWithinBudget(point));
+      });
     });
   });
   return out;
@@ -137,6 +140,15 @@ function points(v: unknown, path: string, from: From, temporality: Temporality):
   });
 }
 
+/** Buckets a histogram point may have: far more than any producer uses (OpenTelemetry's default is 16). */
+const MAX_BUCKETS = 4096;
+
+function buckets(v: unknown, path: string): number[] {
+  const values = list(v, path);
+  if (values.length > MAX_BUCKETS) throw new OtlpShapeError(path, `at most ${MAX_BUCKETS} buckets`);
+  return values.map(Number);
+}
+
 function histogramPoint(d: unknown, path: string, from: From, temporality: Temporality): PointFields {
   const p = obj(d, path);
   const otlp = source(p, path, from, temporality);
@@ -147,8 +159,8 @@ function histogramPoint(d: unknown, path: string, from: From, temporality: Tempo
     attributes: attributes(p.attributes, `${path}.attributes`),
     value: Number(p.count ?? 0),
     sum: Number(p.sum ?? 0),
-    bucket_counts: list(p.bucketCounts, `${path}.bucketCounts`).map(Number),
-    explicit_bounds: list(p.explicitBounds, `${path}.explicitBounds`).map(Number),
+    bucket_counts: buckets(p.bucketCounts, `${path}.bucketCounts`),
+    explicit_bounds: buckets(p.explicitBounds, `${path}.explicitBounds`),
     otlp,
   };
 }

@@ -12,6 +12,7 @@ import {
   type Json,
 } from './values.js';
 import { textOf } from '@svc/sdk';
+import { resourceOf, spanWithinBudget } from './text-budget.js';
 
 export type SpanStatus = 'unset' | 'ok' | 'error';
 const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
@@ -60,7 +61,7 @@ export function decodeTraces(body: unknown): StoredSpan[] {
   const spans: StoredSpan[] = [];
   list(obj(body, 'body').resourceSpans, 'resourceSpans').forEach((rs, i) => {
     const r = obj(rs, `resourceSpans[${i}]`);
-    const resource = attributes(r.resource === undefined ? [] : obj(r.resource, 'resource').attributes, 'resource');
+    const resource = resourceOf(r);
     list(r.scopeSpans, `resourceSpans[${i}].scopeSpans`).forEach((ss, j) => {
       const s = obj(ss, `resourceSpans[${i}].scopeSpans[${j}]`);
       const scope = s.scope === undefined ? {} : obj(s.scope, 'scope');
@@ -98,7 +99,7 @@ function decodeSpan(v: unknown, path: string, resource: Record<string, Json>, sc
     status: STATUS[Number(status.code ?? 0)] ?? 'unset',
     attributes: attributes(s.attributes, `${path}.attributes`),
     events,
-    errors: events.filter((e) => e.name === 'exception').map(exceptionOf),
+    errors: [],
     resource,
   };
   const parent = hexId(s.parentSpanId, 8, `${path}.parentSpanId`);
@@ -110,7 +111,9 @@ function decodeSpan(v: unknown, path: string, resource: Record<string, Json>, sc
   if (traceState !== undefined && traceState !== '') span.trace_state = traceState;
   const links = list(s.links, `${path}.links`).map((l, i) => decodeLink(l, `${path}.links[${i}]`));
   if (links.length > 0) span.links = links;
-  return span;
+  const kept = spanWithinBudget(span);
+  kept.errors = kept.events.filter((e) => e.name === 'exception').map(exceptionOf);
+  return kept;
 }
 
 function decodeLink(v: unknown, path: string): SpanLink {

@@ -56,7 +56,11 @@ export function attributes(v: unknown, path: string): Record<string, Json> {
     const o = obj(kv, `${path}[${i}]`);
     const key = optString(o.key, `${path}[${i}].key`);
     if (key === undefined) throw new OtlpShapeError(`${path}[${i}].key`, 'a string');
-    out[key] = anyValue(o.value, `${path}[${i}].value`);
+    const value = anyValue(o.value, `${path}[${i}].value`);
+    // defined, not assigned: an attribute named `__proto__` stays an attribute (assigned, it set the prototype)
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
   });
   return out;
 }
