@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLogs } from '../src/otlp/decode-logs.js';
 import type { MetricPoint } from '../src/otlp/decode-metrics.js';
 import { decodeTraces } from '../src/otlp/decode-traces.js';
-import { traceTree } from '../src/queries/traces.js';
+import { MAX_TREE_DEPTH, traceTree } from '../src/queries/traces.js';
 import { MetricStore } from '../src/stores/metric-store.js';
 import { SpanStore } from '../src/stores/span-store.js';
 
@@ -172,6 +172,10 @@ describe('engine::traces::tree', () => {
     span_id: string;
     children: Node[];
   }
+  interface SpanLike {
+    name: string;
+    parent_span_id?: string;
+  }
   const shape = (n: Node): unknown => ({ [n.span_id.slice(0, 2)]: n.children.map(shape) });
 
   it("shows every span once when parents form a loop, cut at the loop's first span", () => {
@@ -190,6 +194,32 @@ describe('engine::traces::tree', () => {
     expect(tree.span_count).toBe(5);
     // Before, the looping spans hung from each other and no root: the tree showed `e` alone.
     expect(tree.roots.map(shape)).toEqual([{ ee: [] }, { aa: [] }, { bb: [{ cc: [] }, { dd: [] }] }]);
+    expect(() => JSON.stringify(tree)).not.toThrow();
+  });
+
+  it('continues a branch deeper than MAX_TREE_DEPTH as a root of its own, so the tree can be written', () => {
+    const traceId = '4'.repeat(32);
+    const id = (i: number): string => (i + 1).toString(16).padStart(16, '0');
+    const depth = 2 * MAX_TREE_DEPTH + 10; // a function that called itself this many times deep
+    const spans = Array.from({ length: depth }, (_, i) => ({
+      traceId,
+      spanId: id(i),
+      ...(i === 0 ? {} : { parentSpanId: id(i - 1) }),
+      name: `call ${i}`,
+      startTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i)),
+    }));
+    const store = new SpanStore(depth);
+    for (const s of decodeTraces({ resourceSpans: [{ resource, scopeSpans: [{ spans }] }] })) store.add(s);
+    const tree = traceTree(store, { trace_id: traceId }) as { span_count: number; roots: (Node & SpanLike)[] };
+    // Before, the answer nested 1,034 levels (2,068 in JSON); from about 3,000 it could not be written at all.
+    expect(tree.roots.map((r) => r.name)).toEqual(['call 0', `call ${MAX_TREE_DEPTH}`, `call ${2 * MAX_TREE_DEPTH}`]);
+    expect(tree.roots[1]?.parent_span_id).toBe(id(MAX_TREE_DEPTH - 1));
+    const depths = tree.roots.map((r) => {
+      let n = 0;
+      for (let node: Node | undefined = r; node !== undefined; node = node.children[0]) n++;
+      return n;
+    });
+    expect(depths).toEqual([MAX_TREE_DEPTH, MAX_TREE_DEPTH, 10]);
     expect(() => JSON.stringify(tree)).not.toThrow();
   });
 });

@@ -79,6 +79,30 @@ function breakCycles(nodes: Map<string, SpanNode>, roots: SpanNode[]): void {
   }
 }
 
+/**
+ * The deepest a branch of the tree nests (spans below the root): a function that calls itself thousands of times
+ * deep makes a trace whose tree, nested as it is, no JSON writer can write (it overflowed the stack from about
+ * 3,000 levels, and the answer was a serialisation error). Below this depth a branch continues as a root of its own.
+ */
+export const MAX_TREE_DEPTH = 512;
+
+/** Each span at `MAX_TREE_DEPTH` hands its children on as roots (which the walk then reaches, and cuts again). */
+function capDepth(roots: SpanNode[]): void {
+  const stack: [SpanNode, number][] = roots.map((r) => [r, 1]);
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, depth] = top;
+    if (depth < MAX_TREE_DEPTH) {
+      for (const child of node.children) stack.push([child, depth + 1]);
+    } else if (node.children.length > 0) {
+      for (const child of node.children) {
+        roots.push(child);
+        stack.push([child, 1]);
+      }
+      node.children = [];
+    }
+  }
+}
+
 /** The spans of one trace as a tree: parents before children, siblings by start time. */
 export function traceTree(store: SpanStore, payload: unknown): unknown {
   const fn = 'engine::traces::tree';
@@ -93,6 +117,7 @@ export function traceTree(store: SpanStore, payload: unknown): unknown {
     else parent.children.push(node);
   }
   breakCycles(nodes, roots);
+  capDepth(roots);
   const byStart = (a: SpanNode, b: SpanNode): number =>
     a.start_time_unix_nano === b.start_time_unix_nano
       ? 0
