@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
-import { FileJobStore } from '../src/adapters/builtin-file-store.js';
+import { FileJobStore, HELD_PAYLOAD_CHARS } from '../src/adapters/builtin-file-store.js';
 import type { JobRow } from '../src/adapters/builtin-store.js';
 import { waitFor } from './backends.js';
 
@@ -262,5 +262,61 @@ describe('builtin file store', () => {
     ]);
     expect((await again.loadTotals()).get('q')).toEqual({ completed: 3, failed: 0 });
     await again.close();
+  });
+
+  it('keeps a bounded amount of job data in memory; the rest is read back from the file when a job runs', async () => {
+    const store = new FileJobStore(tempDir(), 60_000, 1000);
+    const rows = Array.from({ length: 10 }, (_, i): JobRow => ({
+      id: `j${i}`,
+      queue: 'q',
+      seq: i + 1,
+      state: 'waiting',
+      attempts: 0,
+      runAt: 0,
+      function_id: 'f',
+      data: { i, text: 'x'.repeat(200) },
+      traceparent: null,
+      baggage: null,
+      condition_function_id: null,
+      lastError: null,
+      enqueuedAt: 0,
+      failedAt: 0,
+    }));
+    await Promise.all(rows.map((r) => store.insert(r)));
+    const held = rows.filter((r) => r.data !== undefined).length;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThan(rows.length); // before, every row kept its data: a backlog could fill the heap
+    rows.forEach((r, i) => expect(store.data(r)).toEqual({ i, text: 'x'.repeat(200) }));
+    await store.remove(rows[0]!); // a held row that leaves makes room for the next one
+    const next = { ...rows[9]!, id: 'j10', seq: 11, data: { i: 10 } };
+    await store.insert(next);
+    expect(next.data).toEqual({ i: 10 });
+    await store.close();
+  });
+
+  it('runs a backlog larger than the data it holds in memory, each job with its data, across a restart', async () => {
+    const dir = tempDir();
+    const a = open(dir);
+    await a.start();
+    const blob = 'b'.repeat(1024 * 1024);
+    const jobs = Math.ceil(HELD_PAYLOAD_CHARS / blob.length) + 6; // past the bound: the last ones are in the file only
+    for (let i = 0; i < jobs; i++) await a.enqueue('backlog', { id: `b${i}`, function_id: 'f', data: { i, blob } });
+    await a.enqueue('failing', { id: 'dead', function_id: 'f', data: { i: -1, blob } });
+    await a.close();
+
+    const b = open(dir);
+    await b.start();
+    const seen = new Map<number, number>();
+    await b.consume('backlog', async (job) => {
+      const data = job.data as { i: number; blob: string };
+      seen.set(data.i, data.blob.length);
+    });
+    await b.consume('failing', () => Promise.reject(new Error('always')));
+    await waitFor(() => seen.size === jobs, 20_000, 'every job of the backlog');
+    expect([...seen.values()].every((n) => n === blob.length)).toBe(true);
+    await waitFor(async () => (await b.topicStats('failing')).dead === 1, 5000, 'the dead letter');
+    const dead = await b.listDeadLetters('failing', 0, 10);
+    expect((dead.messages[0]?.data as { i: number; blob: string }).blob.length).toBe(blob.length);
+    await b.close();
   });
 });

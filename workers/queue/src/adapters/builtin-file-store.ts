@@ -32,6 +32,7 @@ type Op =
 
 interface Statements {
   insert: Database.Statement;
+  payload: Database.Statement;
   update: Database.Statement;
   remove: Database.Statement;
   addTotals: Database.Statement;
@@ -67,6 +68,22 @@ INSERT INTO jobs_by_seq (seq, id, queue, state, attempts, run_at, payload, last_
 DROP TABLE jobs;
 ALTER TABLE jobs_by_seq RENAME TO jobs`;
 
+/**
+ * How much job data (in characters of its stored text) the rows in memory may hold. Beyond it a new job's data is
+ * in the file only and is read back when the job runs (and when its dead letter is listed): a backlog is bounded by
+ * the disk, not by the heap. Without this bound, 1,000 waiting jobs of 4 MiB ran svc-queue out of heap, and, the
+ * jobs being stored, again at every restart: no queue could run until the file was moved aside.
+ */
+export const HELD_PAYLOAD_CHARS = 64 * 1024 * 1024;
+
+/** The jobs as `load` reads them: their call's fields are taken out of `payload` by SQLite, never the data. */
+const LOAD_JOBS = `SELECT seq, id, queue, state, attempts, run_at, last_error, enqueued_at, failed_at,
+  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.function_id') END AS function_id,
+  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.traceparent') END AS traceparent,
+  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.baggage') END AS baggage,
+  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.condition_function_id') END AS condition_function_id
+  FROM jobs ORDER BY seq`;
+
 export class StoreFailedError extends Error {
   readonly code = QueueErrorCode.QueueStoreFailed;
 }
@@ -97,6 +114,8 @@ export class FileJobStore implements JobStore {
   /** The WAL file, for fsync (SQLite keeps this file while the connection is open: the lock mode is exclusive). */
   private readonly walFd: number;
   private scheduled = false;
+  /** Characters of stored text the rows of stored jobs hold in memory with their data (`HELD_PAYLOAD_CHARS`). */
+  private held = 0;
   private failed: Error | null = null;
   private closed = false;
   private readonly checkpointTimer: NodeJS.Timeout;
@@ -104,8 +123,15 @@ export class FileJobStore implements JobStore {
   /** One transaction of writes (built once: better-sqlite3 compiles a wrapper per `transaction()` call). */
   private readonly write: (ops: Op[]) => void;
 
-  /** `dir` is the `file_path` directory; the database is `<dir>/queue.db`. */
-  constructor(dir: string, checkpointMs: number) {
+  /**
+   * `dir` is the `file_path` directory; the database is `<dir>/queue.db`. `heldChars`: how much job data rows may
+   * hold in memory (`HELD_PAYLOAD_CHARS`).
+   */
+  constructor(
+    dir: string,
+    checkpointMs: number,
+    private readonly heldChars = HELD_PAYLOAD_CHARS,
+  ) {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'queue.db');
     this.db = new Database(file, { timeout: 0 });
@@ -136,6 +162,7 @@ export class FileJobStore implements JobStore {
       ),
       update: this.db.prepare('UPDATE jobs SET state=?, attempts=?, run_at=?, last_error=?, failed_at=? WHERE seq=?'),
       remove: this.db.prepare('DELETE FROM jobs WHERE seq=?'),
+      payload: this.db.prepare('SELECT payload FROM jobs WHERE seq=?').pluck(),
       addTotals: this.db.prepare(
         'INSERT INTO totals (queue, completed, failed) VALUES (?,?,?) ' +
           'ON CONFLICT(queue) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed',
@@ -166,9 +193,17 @@ export class FileJobStore implements JobStore {
     throw corrupt(file, String(result));
   }
 
+  /** Every stored job, without its data (read back when the job runs: see `data`). */
   load(): Promise<JobRow[]> {
-    const rows = this.db.prepare('SELECT * FROM jobs ORDER BY seq').all() as Record<string, unknown>[];
+    const rows = this.db.prepare(LOAD_JOBS).all() as Record<string, unknown>[];
     return Promise.resolve(rows.map(fromSql));
+  }
+
+  data(row: JobRow): unknown {
+    if (row.data !== undefined) return row.data;
+    const payload = this.stmts.payload.get(row.seq);
+    if (payload === undefined) throw new StoreFailedError(`job ${row.id} of queue ${row.queue} is not in the store`);
+    return parseObject(payload).data ?? null;
   }
 
   loadTotals(): Promise<Map<string, Totals>> {
@@ -187,6 +222,12 @@ export class FileJobStore implements JobStore {
     } catch (err) {
       return Promise.reject(badInput(`the job's data cannot be written as JSON: ${(err as Error).message}`));
     }
+    if (this.held + payload.length <= this.heldChars) {
+      row.held = payload.length;
+      this.held += payload.length;
+    } else {
+      row.data = undefined; // from now on in the file only, read back when the job runs
+    }
     return this.push({ kind: 'insert', row, payload }, true);
   }
   update(row: JobRow, outcome?: Outcome, durable = true): Promise<void> {
@@ -201,6 +242,8 @@ export class FileJobStore implements JobStore {
     return this.push({ kind: 'update', patch, outcome }, durable);
   }
   remove(row: JobRow, outcome?: Outcome, durable = true): Promise<void> {
+    this.held -= row.held ?? 0;
+    row.held = 0;
     return this.push({ kind: 'remove', seq: row.seq, outcome }, durable);
   }
 
@@ -345,7 +388,6 @@ function payloadText(r: JobRow): string {
 }
 
 function fromSql(r: Record<string, unknown>): JobRow {
-  const payload = parseObject(r.payload);
   return {
     id: String(r.id),
     queue: String(r.queue),
@@ -353,11 +395,11 @@ function fromSql(r: Record<string, unknown>): JobRow {
     state: String(r.state) as JobState,
     attempts: Number(r.attempts),
     runAt: Number(r.run_at),
-    function_id: textOf(payload.function_id ?? ''),
-    data: payload.data ?? null,
-    traceparent: typeof payload.traceparent === 'string' ? payload.traceparent : null,
-    baggage: typeof payload.baggage === 'string' ? payload.baggage : null,
-    condition_function_id: typeof payload.condition_function_id === 'string' ? payload.condition_function_id : null,
+    function_id: textOf(r.function_id ?? ''),
+    data: undefined,
+    traceparent: typeof r.traceparent === 'string' ? r.traceparent : null,
+    baggage: typeof r.baggage === 'string' ? r.baggage : null,
+    condition_function_id: typeof r.condition_function_id === 'string' ? r.condition_function_id : null,
     lastError: r.last_error ? (parseObject(r.last_error) as unknown as ErrorInfo) : null,
     enqueuedAt: Number(r.enqueued_at),
     failedAt: Number(r.failed_at),

@@ -107,7 +107,8 @@ export class BuiltinQueue {
 
   deadLetters(offset: number, limit: number): { total: number; messages: DeadLetter[] } {
     const all = [...this.dead.values()];
-    return { total: all.length, messages: all.slice(offset, offset + limit).map(toDeadLetter) };
+    const page = all.slice(offset, offset + limit);
+    return { total: all.length, messages: page.map((row) => toDeadLetter(row, this.store.data(row))) };
   }
 
   async redrive(id: string): Promise<boolean> {
@@ -174,7 +175,7 @@ export class BuiltinQueue {
     void this.setState(row, 'active', false);
     let attempt: Promise<void>;
     try {
-      attempt = handler(toJob(row, this.settings.maxAttempts), this.abort.signal);
+      attempt = handler(toJob(row, this.store.data(row), this.settings.maxAttempts), this.abort.signal);
     } catch (err) {
       attempt = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
@@ -251,12 +252,12 @@ export class BuiltinQueue {
   }
 }
 
-function toJob(row: JobRow, maxAttempts: number): Job {
+function toJob(row: JobRow, data: unknown, maxAttempts: number): Job {
   return {
     id: row.id,
     queue: row.queue,
     function_id: row.function_id,
-    data: row.data,
+    data,
     traceparent: row.traceparent,
     baggage: row.baggage,
     condition_function_id: row.condition_function_id,
@@ -266,12 +267,12 @@ function toJob(row: JobRow, maxAttempts: number): Job {
   };
 }
 
-function toDeadLetter(row: JobRow): DeadLetter {
+function toDeadLetter(row: JobRow, data: unknown): DeadLetter {
   return {
     id: row.id,
     queue: row.queue,
     function_id: row.function_id,
-    data: row.data,
+    data,
     attempts: row.attempts,
     error: row.lastError ?? { code: QueueErrorCode.JobFailed, message: '' },
     enqueued_at: row.enqueuedAt,

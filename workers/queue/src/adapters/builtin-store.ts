@@ -16,6 +16,10 @@ export interface JobRow {
   attempts: number;
   runAt: number;
   function_id: string;
+  /**
+   * The job's data; `undefined` while only the store holds it (a file store keeps a bounded amount of data in
+   * memory, see `JobStore.data`).
+   */
   data: unknown;
   traceparent: string | null;
   baggage: string | null;
@@ -28,6 +32,8 @@ export interface JobRow {
    * remembered for deduplication. Rows loaded from the store are remembered (the default).
    */
   dedupe?: boolean;
+  /** Not stored. Characters of the job's stored text a file store counts as held in memory with the row. */
+  held?: number;
 }
 
 /** How a job left its queue, for the per-queue totals (`completed`, `failed` in the topic stats). */
@@ -62,6 +68,8 @@ export interface JobStore {
    * crash.
    */
   update(row: JobRow, outcome?: Outcome, durable?: boolean): Promise<void>;
+  /** The data of a row `insert` was given or `load` gave: read back from the store when the row does not hold it. */
+  data(row: JobRow): unknown;
   remove(row: JobRow, outcome?: Outcome, durable?: boolean): Promise<void>;
   close(): Promise<void>;
 }
@@ -81,6 +89,9 @@ export class MemoryJobStore implements JobStore {
   }
   update(): Promise<void> {
     return done;
+  }
+  data(row: JobRow): unknown {
+    return row.data;
   }
   remove(): Promise<void> {
     return done;
