@@ -3,6 +3,9 @@
  * disconnected while others keep receiving, a client that stops answering pings is dropped, a flood is closed with
  * 1008; the process stays up through all of it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SvcClient } from '@svc/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -99,5 +102,50 @@ describe('svc-stream client limits, on the real process', () => {
     for (let i = 0; i < 200; i++) flooder.ws.send('{}');
     expect(await closed(flooder.ws)).toBe(1008);
     expect(stream.exited).toBe(false);
+  });
+});
+
+describe('svc-stream store size (max_store_bytes), on the real process', () => {
+  it('refuses a write past max_store_bytes with stream_store_full, keeps what it holds, and takes writes again after deletes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-stream-store-full-'));
+    const adapter = {
+      class: 'modules::stream::adapters::KvStore',
+      config: { store_method: 'file_based', file_path: dir, save_interval_ms: 0, max_store_bytes: 64 * 1024 },
+    };
+    // its own engine: on the shared one, the unbounded svc-stream above would take some of the calls
+    const own = await startEngine();
+    const caller = await sdkClient(own.url);
+    let bounded = await startStream(own.url, { adapter });
+    try {
+      const put = (item: string) =>
+        caller.trigger({
+          function_id: 'stream::set',
+          payload: { stream_name: 'full', group_id: 'g', item_id: item, data: { text: 'x'.repeat(10 * 1024) } },
+        });
+      for (let i = 0; i < 6; i++) await put(`i${i}`);
+      // Before, every write was taken: 500 items of 8 MiB ran svc-stream out of heap, and it loaded them again on restart.
+      await expect(put('i6')).rejects.toMatchObject({
+        code: 'stream_store_full',
+        message: expect.stringMatching(/past max_store_bytes \(0\.1 MiB\): delete items/),
+      });
+      const list = () =>
+        caller.trigger<unknown[]>({ function_id: 'stream::list', payload: { stream_name: 'full', group_id: 'g' } });
+      expect(await list()).toHaveLength(6);
+      await caller.trigger({
+        function_id: 'stream::delete',
+        payload: { stream_name: 'full', group_id: 'g', item_id: 'i0' },
+      });
+      await put('i6');
+      // after a restart the items it loads count too
+      await bounded.stop();
+      bounded = await startStream(own.url, { adapter });
+      expect(await list()).toHaveLength(6);
+      await expect(put('i7')).rejects.toMatchObject({ code: 'stream_store_full' });
+    } finally {
+      await bounded.stop();
+      await caller.shutdown();
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

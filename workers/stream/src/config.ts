@@ -22,6 +22,9 @@ export const STREAM_ADAPTERS = {
   bridge: 'modules::stream::adapters::Bridge',
 } as const;
 
+/** `max_store_bytes` of `KvStore` by default: 512 MiB of items. */
+export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
+
 /** Like the shared KvStore keys, but `save_interval_ms: 0` is allowed: it writes every change before answering. */
 export const streamKvStoreConfigSchema = z
   .object({
@@ -29,6 +32,11 @@ export const streamKvStoreConfigSchema = z
     save_interval_ms: nonNegativeIntSchema
       .default(5000)
       .describe('How often changes are written to the file, in ms; 0 writes each change before answering.'),
+    max_store_bytes: positiveIntSchema
+      .default(DEFAULT_MAX_STORE_BYTES)
+      .describe(
+        'Items held at most (ids and values as JSON text, bytes counted as characters): every item lives in memory, file or not. A `stream::set` or `stream::update` that would go past it is refused with `stream_store_full`.',
+      ),
   })
   .strict()
   .superRefine(requireFilePath);

@@ -11,6 +11,8 @@ export const StreamErrorCode = Object.freeze({
   StreamAdapterClosed: 'stream_adapter_closed',
   /** The stream's auth function did not answer in time; the connection was refused. */
   AuthTimeout: 'auth_timeout',
+  /** A write would take the store (`KvStore`, in memory) past `max_store_bytes`. */
+  StoreFull: 'stream_store_full',
   /** The file store could not be opened (in use by another process). */
   StoreOpenFailed: 'store_open_failed',
   /** The Bridge store forwards update ops only; an update without ops cannot be bridged. */

@@ -9,6 +9,8 @@ export interface FileAdapterOptions {
   dir: string;
   /** How often changed items are written to disk. 0 writes every change before the call returns. */
   saveIntervalMs: number;
+  /** `max_store_bytes` (the items are held in memory as well). */
+  maxStoreBytes?: number;
   onFlushError?: (error: unknown) => void;
 }
 
@@ -29,7 +31,7 @@ export class FileStreamAdapter extends MemoryStreamAdapter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FileAdapterOptions) {
-    super();
+    super(options.maxStoreBytes);
   }
 
   override async start(): Promise<void> {
@@ -63,7 +65,11 @@ export class FileStreamAdapter extends MemoryStreamAdapter {
       item: string;
       value: string;
     }>;
-    for (const row of rows) putItem(this.items, row.stream, row.grp, row.item, row.value);
+    // all of it, even past max_store_bytes (a lower bound than the file was written with): nothing stored is dropped
+    for (const row of rows) {
+      putItem(this.items, row.stream, row.grp, row.item, row.value);
+      this.held += row.item.length + row.value.length;
+    }
     this.db = db;
     if (this.options.saveIntervalMs > 0) {
       this.timer = setInterval(() => this.flushSafely(), this.options.saveIntervalMs);

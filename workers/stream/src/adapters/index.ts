@@ -15,12 +15,13 @@ export async function createAdapter(config: StreamAdapterConfig, logger: Logger)
       if (c.store_method === 'in_memory') {
         logger.warn('stream adapter KvStore in_memory: data is lost on restart; do not use in production');
         const { MemoryStreamAdapter } = await import('./memory.js');
-        return new MemoryStreamAdapter();
+        return new MemoryStreamAdapter(c.max_store_bytes);
       }
       const { FileStreamAdapter } = await import('./file.js');
       return new FileStreamAdapter({
         dir: c.file_path ?? 'data/stream',
         saveIntervalMs: c.save_interval_ms,
+        maxStoreBytes: c.max_store_bytes,
         onFlushError: (err) => logger.error({ err }, 'stream file store: flush failed; will retry'),
       });
     }

@@ -2,7 +2,8 @@ import type { StreamWrapperMessage } from '../messages.js';
 import { wrap } from '../messages.js';
 import type { UpdateOutcome } from '@svc/sdk';
 import type { ChangeListener, SetResult, StreamAdapter, StreamMetadata, UpdateResult } from './types.js';
-import { AdapterClosedError } from './types.js';
+import { AdapterClosedError, StoreFullError } from './types.js';
+import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
 
 /** stream → group → item → the value as a JSON string (so reads hand out copies). */
 export type Items = Map<string, Map<string, Map<string, string>>>;
@@ -16,6 +17,15 @@ export class MemoryStreamAdapter implements StreamAdapter {
   protected readonly items: Items = new Map();
   private readonly listeners = new Set<ChangeListener>();
   protected closed = false;
+  /** Characters the items take (their ids and values as JSON text), held to `maxStoreChars`. */
+  protected held = 0;
+
+  /**
+   * `maxStoreChars`: `max_store_bytes`. Every item lives in this process, so a write that would take the items past
+   * it is refused (`stream_store_full`) rather than growing the heap until svc-stream dies, and, with the file
+   * store, dies again loading them at each restart. Deletes and writes that shrink an item are always taken.
+   */
+  constructor(private readonly maxStoreChars = DEFAULT_MAX_STORE_BYTES) {}
 
   async start(): Promise<void> {}
 
@@ -102,6 +112,13 @@ export class MemoryStreamAdapter implements StreamAdapter {
 
   /** Stores (or, with `raw` undefined, removes) one item; empty groups and streams disappear. */
   protected write(stream: string, group: string, item: string, raw: string | undefined): void {
+    const old = this.items.get(stream)?.get(group)?.get(item);
+    const before = old === undefined ? 0 : item.length + old.length;
+    const after = raw === undefined ? 0 : item.length + raw.length;
+    if (after > before && this.held - before + after > this.maxStoreChars) {
+      throw new StoreFullError(this.held, this.maxStoreChars);
+    }
+    this.held += after - before;
     putItem(this.items, stream, group, item, raw);
   }
 

@@ -1,5 +1,6 @@
 import type { StreamWrapperMessage } from '../messages.js';
 import type { UpdateOpError, UpdateOutcome } from '@svc/sdk';
+import { mebibytes } from '@svc/sdk';
 import { StreamErrorCode } from '../error-codes.js';
 
 export interface SetResult {
@@ -74,5 +75,16 @@ export class AdapterClosedError extends Error {
   readonly code = StreamErrorCode.StreamAdapterClosed;
   constructor(name: string) {
     super(`the ${name} stream adapter is closed; the worker is shutting down`);
+  }
+}
+
+/** A write that would take an in-process store (`KvStore`) past `max_store_bytes`. */
+export class StoreFullError extends Error {
+  readonly code = StreamErrorCode.StoreFull;
+  constructor(held: number, max: number) {
+    super(
+      `svc-stream's store holds ${mebibytes(held)} of items and this write would take it past max_store_bytes ` +
+        `(${mebibytes(max)}): delete items you no longer need, or raise max_store_bytes`,
+    );
   }
 }
