@@ -4,11 +4,25 @@
  * survives restarts.
  */
 import { z } from 'zod';
+import { positiveIntSchema } from '@svc/config-kit';
 
 export const configurationModuleSchema = z
   .object({
-    /** Directory of `<id>.json` files (created if missing); absent: in memory only. */
-    directory: z.string().min(1).optional(),
+    directory: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Directory of `<id>.json` files, one per configuration (created if missing); absent: in memory only.'),
+    max_entry_bytes: positiveIntSchema
+      .default(1024 * 1024)
+      .describe(
+        'Characters of JSON one configuration may take (schema, value, name, description, metadata); a larger `configuration::register` or `set` is refused with `TOO_LARGE`.',
+      ),
+    max_total_bytes: positiveIntSchema
+      .default(64 * 1024 * 1024)
+      .describe(
+        "Characters of JSON all configurations may take together: they live in the engine's memory (and are read back from `directory` at start).",
+      ),
   })
   .strict();
 

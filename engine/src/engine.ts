@@ -19,6 +19,7 @@ import { sendJson } from './http-json.js';
 import { createInternals, createModuleHooks } from './internals.js';
 import { CHANNELS_MODULE, createChannelsModule } from './modules/channels/index.js';
 import { CONFIGURATION_MODULE, createConfigurationModule } from './modules/configuration/index.js';
+import type { ConfigurationLimits } from './modules/configuration/store.js';
 import { createEnqueueModule, ENQUEUE_MODULE } from './modules/enqueue/index.js';
 import { refuseUnclaimedHttpFunctions } from './modules/http-functions/registration.js';
 import {
@@ -74,6 +75,8 @@ export interface EngineOptions {
   configuration?: boolean;
   /** Where `configuration::*` keeps values (`<dir>/<id>.json`); default memory only. */
   configurationDirectory?: string;
+  /** How large configurations may be (default: `DEFAULT_CONFIGURATION_LIMITS`). */
+  configurationLimits?: ConfigurationLimits;
   /** The main listener's middleware function (docs/rbac.md). */
   middlewareFunctionId?: string;
   /** The main listener's access rules (docs/rbac.md). */
@@ -170,7 +173,14 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     modules.unshift(createChannelsModule());
   }
   if (options.configuration !== false && !modules.some((m) => m.name === CONFIGURATION_MODULE)) {
-    modules.splice(1, 0, createConfigurationModule({ directory: options.configurationDirectory }));
+    modules.splice(
+      1,
+      0,
+      createConfigurationModule({
+        directory: options.configurationDirectory,
+        limits: options.configurationLimits,
+      }),
+    );
   }
   try {
     for (const module of modules) {

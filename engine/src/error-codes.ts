@@ -39,6 +39,8 @@ export const ModuleErrorCode = Object.freeze({
   InvalidId: 'INVALID_ID',
   /** configuration::*: the schema is not a JSON Schema object, or the value does not match it. */
   SchemaInvalid: 'SCHEMA_INVALID',
+  /** configuration::*: the configuration is larger than `max_entry_bytes`, or all of them would pass `max_total_bytes`. */
+  TooLarge: 'TOO_LARGE',
   /** Bridge client: the remote engine is not connected; the call was not sent. */
   BridgeUnavailable: 'bridge_unavailable',
   /** Bridge client: the call was sent but not answered within its `timeout_ms`; the outcome is unknown. */

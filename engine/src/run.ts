@@ -70,6 +70,10 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
     heartbeatTimeoutMs: config.heartbeat_timeout_ms,
     ...accessOptions(config),
     configurationDirectory: config.configuration.directory,
+    configurationLimits: {
+      maxEntryBytes: config.configuration.max_entry_bytes,
+      maxTotalBytes: config.configuration.max_total_bytes,
+    },
   };
 }
 

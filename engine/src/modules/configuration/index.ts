@@ -8,7 +8,7 @@ import type { SvcClient, TriggerBinding } from '@svc/sdk';
 import type { EngineModule, ModuleContext } from '../module.js';
 import { configurationFunctions } from './functions.js';
 import { ConfigurationFiles } from './persistence.js';
-import { ConfigurationStore, type ConfigurationChange } from './store.js';
+import { ConfigurationStore, type ConfigurationChange, type ConfigurationLimits } from './store.js';
 
 export const CONFIGURATION_MODULE = 'modules::configuration::ConfigurationModule';
 export const CONFIGURATION_TRIGGER_TYPE = 'configuration';
@@ -44,12 +44,14 @@ function eventPayload(change: ConfigurationChange): Record<string, unknown> {
 export interface ConfigurationModuleOptions {
   /** Keep each configuration as `<directory>/<id>.json`; absent: memory only. */
   directory?: string;
+  /** How large configurations may be (`configuration.max_entry_bytes`, `max_total_bytes`). */
+  limits?: ConfigurationLimits;
 }
 
 export function createConfigurationModule(options: ConfigurationModuleOptions = {}): EngineModule {
   let client: SvcClient | undefined;
   const bindings = new Map<string, TriggerBinding>();
-  const store = new ConfigurationStore();
+  const store = new ConfigurationStore(undefined, options.limits);
   const files = options.directory === undefined ? undefined : new ConfigurationFiles(options.directory);
   return {
     name: CONFIGURATION_MODULE,

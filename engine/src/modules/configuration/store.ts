@@ -28,7 +28,7 @@ export interface ConfigurationChange {
 /** A refused operation; `code` is the wire error code. */
 export class ConfigurationError extends Error {
   constructor(
-    readonly code: 'NOT_FOUND' | 'NOT_REGISTERED' | 'INVALID_ID' | 'SCHEMA_INVALID',
+    readonly code: 'NOT_FOUND' | 'NOT_REGISTERED' | 'INVALID_ID' | 'SCHEMA_INVALID' | 'TOO_LARGE',
     message: string,
   ) {
     super(message);
@@ -48,12 +48,41 @@ export function viewOf(entry: ConfigurationEntry): ConfigurationView {
   return view;
 }
 
+/**
+ * How large configurations may be, in characters of their JSON text (schema, value, name, description, metadata).
+ * They live in the engine's memory, and on disk are all read back at start: without a bound, a worker registering
+ * configurations of 8 MiB ran the engine out of heap at about 500 of them (every worker lost its connection), and the
+ * restart read the 4 GB back at the edge of the heap.
+ */
+export interface ConfigurationLimits {
+  /** One configuration (default 1 MiB). */
+  maxEntryBytes: number;
+  /** All of them together (default 64 MiB). */
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_CONFIGURATION_LIMITS: ConfigurationLimits = {
+  maxEntryBytes: 1024 * 1024,
+  maxTotalBytes: 64 * 1024 * 1024,
+};
+
+interface Held {
+  entry: ConfigurationEntry;
+  /** Its size as `sizeOf` measures it. */
+  bytes: number;
+}
+
 export class ConfigurationStore {
-  private readonly entries = new Map<string, { entry: ConfigurationEntry }>();
+  private readonly entries = new Map<string, Held>();
+  /** The sum of the entries' `bytes`. */
+  private total = 0;
   /** Writes run one at a time, in call order, each from its check to its change: as if they were synchronous. */
   private writes: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly checker: SchemaChecker = new SchemaChecker()) {}
+  constructor(
+    private readonly checker: SchemaChecker = new SchemaChecker(),
+    private readonly limits: ConfigurationLimits = DEFAULT_CONFIGURATION_LIMITS,
+  ) {}
 
   register(input: Omit<ConfigurationEntry, 'value'> & { initial_value?: unknown }): Promise<ConfigurationChange> {
     return this.serially(async () => {
@@ -63,9 +92,10 @@ export class ConfigurationStore {
       const previous = this.entries.get(input.id)?.entry;
       const value = previous !== undefined ? previous.value : (input.initial_value ?? null);
       const checkValue = previous === undefined || input.initial_value !== undefined;
-      await this.check(input.id, input.schema, checkValue ? [value] : []);
       const entry: ConfigurationEntry = { ...withoutInitial(input), value };
-      this.entries.set(input.id, { entry });
+      const bytes = this.admit(entry, this.entries.get(input.id));
+      await this.check(input.id, input.schema, checkValue ? [value] : []);
+      this.hold(entry, bytes);
       return { event_type: 'configuration:registered', entry, old_value: previous?.value ?? null, new_value: value };
     });
   }
@@ -79,10 +109,12 @@ export class ConfigurationStore {
           `configuration '${id}' is not registered (configuration::register it first)`,
         );
       }
+      const entry = { ...found.entry, value };
+      const bytes = this.admit(entry, found);
       await this.check(id, found.entry.schema, [value]);
       const old_value = found.entry.value;
-      found.entry = { ...found.entry, value };
-      return { event_type: 'configuration:updated', entry: found.entry, old_value, new_value: value };
+      this.hold(entry, bytes);
+      return { event_type: 'configuration:updated', entry, old_value, new_value: value };
     });
   }
 
@@ -90,7 +122,8 @@ export class ConfigurationStore {
   restore(entry: ConfigurationEntry): Promise<void> {
     return this.serially(async () => {
       await this.check(entry.id, entry.schema, []);
-      this.entries.set(entry.id, { entry });
+      // kept whatever its size (the limits may have been lowered since): nothing stored is dropped
+      this.hold(entry, sizeOf(entry) ?? 0);
     });
   }
 
@@ -108,6 +141,35 @@ export class ConfigurationStore {
 
   close(): Promise<void> {
     return this.checker.close();
+  }
+
+  /** The size `entry` would have, if the limits allow it in place of `previous`; else `TOO_LARGE`. */
+  private admit(entry: ConfigurationEntry, previous: Held | undefined): number {
+    const { maxEntryBytes, maxTotalBytes } = this.limits;
+    const bytes = sizeOf(entry);
+    if (bytes === undefined || bytes > maxEntryBytes) {
+      const size = bytes === undefined ? 'is nested too deeply to be written as JSON' : `has ${bytes} characters`;
+      throw new ConfigurationError(
+        'TOO_LARGE',
+        `configuration '${entry.id}' ${size}, past configuration.max_entry_bytes (${maxEntryBytes}); keep large ` +
+          'data in state (state::set) and its key in the configuration',
+      );
+    }
+    const total = this.total - (previous?.bytes ?? 0) + bytes;
+    if (bytes > (previous?.bytes ?? 0) && total > maxTotalBytes) {
+      throw new ConfigurationError(
+        'TOO_LARGE',
+        `configuration '${entry.id}' would take the configurations to ${total} characters, past ` +
+          `configuration.max_total_bytes (${maxTotalBytes}): raise it, or remove the files of configurations no ` +
+          'longer used from configuration.directory',
+      );
+    }
+    return bytes;
+  }
+
+  private hold(entry: ConfigurationEntry, bytes: number): void {
+    this.total += bytes - (this.entries.get(entry.id)?.bytes ?? 0);
+    this.entries.set(entry.id, { entry, bytes });
   }
 
   private serially<T>(write: () => Promise<T>): Promise<T> {
@@ -145,4 +207,13 @@ function withoutInitial(
 ): Omit<ConfigurationEntry, 'value'> {
   const { initial_value: _ignored, ...rest } = input;
   return rest;
+}
+
+/** Characters of `entry` as JSON (what its file holds); undefined when it cannot be written (nested too deeply). */
+function sizeOf(entry: ConfigurationEntry): number | undefined {
+  try {
+    return JSON.stringify(entry).length;
+  } catch {
+    return undefined;
+  }
 }
