@@ -114,6 +114,9 @@ modules:
   });
 });
 
+/** The size limits every configuration section gets by default. */
+const CONFIGURATION_LIMITS = { max_entry_bytes: 1024 * 1024, max_total_bytes: 64 * 1024 * 1024 };
+
 describe('configuration entry (the original engine spelling)', () => {
   it('an fs adapter directory becomes configuration.directory', () => {
     const config = parse(`
@@ -121,11 +124,11 @@ workers:
   - name: configuration
     config: { adapter: { name: fs, config: { directory: ./config } }, ttl_seconds: 0 }
 `);
-    expect(config.configuration).toEqual({ directory: './config' });
+    expect(config.configuration).toEqual({ directory: './config', ...CONFIGURATION_LIMITS });
     expect(config.modules).toEqual([]);
   });
 
   it('defaults to memory only', () => {
-    expect(parse('modules: []').configuration).toEqual({});
+    expect(parse('modules: []').configuration).toEqual(CONFIGURATION_LIMITS);
   });
 });

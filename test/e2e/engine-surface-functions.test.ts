@@ -49,7 +49,8 @@ function rawSocket(
 }
 
 beforeAll(async () => {
-  engine = await startEngine();
+  // a configuration up to 8 MiB: the schema-check test sends a value of 200,000 objects (2.4 MB of JSON)
+  engine = await startEngine({ config: { configuration: { max_entry_bytes: 8 * 1024 * 1024 } } });
   host = connect();
   host.registerTriggerType(
     { id: 'surface-type', description: 'records its bindings' },
