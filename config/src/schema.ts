@@ -85,6 +85,16 @@ const engineShape = {
   max_buffered_bytes: positiveIntSchema
     .default(32 * 1024 * 1024)
     .describe('Unsent outbound bytes a connection may accumulate (a client that stops reading) before it is dropped.'),
+  max_registration_bytes: positiveIntSchema
+    .default(1024 * 1024)
+    .describe(
+      'Characters one registration may take (its id, and its description, schemas, config and metadata as JSON); a larger function, trigger or trigger type is refused with `registration_too_large`.',
+    ),
+  max_registrations_per_worker: positiveIntSchema
+    .default(100_000)
+    .describe(
+      'Functions, triggers and trigger types one worker connection may hold; past it a new one is refused with `registration_limit`.',
+    ),
   invocation_timeout_ms: positiveIntSchema
     .default(DEFAULT_INVOCATION_TIMEOUT_MS)
     .describe('Engine-side deadline of an invocation that carries no `timeout_ms` of its own.'),

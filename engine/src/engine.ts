@@ -20,6 +20,7 @@ import { createInternals, createModuleHooks } from './internals.js';
 import { CHANNELS_MODULE, createChannelsModule } from './modules/channels/index.js';
 import { CONFIGURATION_MODULE, createConfigurationModule } from './modules/configuration/index.js';
 import type { ConfigurationLimits } from './modules/configuration/store.js';
+import type { RegistrationLimits } from './core/registrations.js';
 import { createEnqueueModule, ENQUEUE_MODULE } from './modules/enqueue/index.js';
 import { refuseUnclaimedHttpFunctions } from './modules/http-functions/registration.js';
 import {
@@ -57,6 +58,8 @@ export interface EngineOptions {
   logger?: Logger;
   /** Engine-side deadline of an invocation without `timeout_ms`; default 30000 ms. */
   invocationTimeoutMs?: number;
+  /** What one worker may register (`max_registration_bytes`, `max_registrations_per_worker`). */
+  registrationLimits?: RegistrationLimits;
   /** How often the engine pings every socket; default 10000 ms (0 disables). */
   heartbeatIntervalMs?: number;
   /** A socket silent for longer than this is dropped; default 30000 ms. */
@@ -102,6 +105,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     logger,
     invocationTimeoutMs: options.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
     namesInProcessCallerTo: [WORKERS_REGISTER_FUNCTION],
+    ...(options.registrationLimits !== undefined ? { registrationLimits: options.registrationLimits } : {}),
   });
   const routes = new SocketRoutes();
   const endpoints = new PlainEndpoints();

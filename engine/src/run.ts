@@ -66,6 +66,10 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
     maxPayload: config.max_payload_bytes,
     maxBufferedBytes: config.max_buffered_bytes,
     invocationTimeoutMs: config.invocation_timeout_ms,
+    registrationLimits: {
+      maxBytes: config.max_registration_bytes,
+      maxPerWorker: config.max_registrations_per_worker,
+    },
     heartbeatIntervalMs: config.heartbeat_interval_ms,
     heartbeatTimeoutMs: config.heartbeat_timeout_ms,
     ...accessOptions(config),

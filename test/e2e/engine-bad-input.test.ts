@@ -179,6 +179,48 @@ describe('bad frames', () => {
   });
 });
 
+describe('registration limits', () => {
+  it('refuses a registration past max_registration_bytes, and new ones past max_registrations_per_worker', async () => {
+    const limited = await startEngine({ config: { max_registration_bytes: 4096, max_registrations_per_worker: 20 } });
+    const c = await openRaw(limited.url);
+    try {
+      const refused = (code: string) =>
+        c.next((f) => f.type === 'error' && (f.error as { code: string }).code === code);
+      // Before, every registration was kept: functions with 8 MiB schemas grew the engine until it died.
+      c.send({ type: 'registerfunction', id: 'big::fn', request_format: { description: 'x'.repeat(5000) } });
+      expect(((await refused('registration_too_large')).error as { message: string }).message).toMatch(
+        /function 'big::fn' refused: .* take \d+ characters, past max_registration_bytes \(4096\)/,
+      );
+      c.send({
+        type: 'registertrigger',
+        id: 'big-t',
+        trigger_type: 'durable:subscriber',
+        function_id: 'x',
+        config: { topic: 'y'.repeat(5000) },
+      });
+      const result = await c.next((f) => f.type === 'triggerregistrationresult' && f.id === 'big-t');
+      expect(result.error).toMatchObject({ code: 'registration_too_large' });
+      for (let i = 0; i < 20; i++) c.send({ type: 'registerfunction', id: `lim::fn${i}` });
+      c.send({ type: 'registerfunction', id: 'lim::one-more' });
+      expect(((await refused('registration_limit')).error as { message: string }).message).toContain(
+        'already holds 20 functions, triggers and trigger types (max_registrations_per_worker 20)',
+      );
+      c.send({ type: 'registerfunction', id: 'lim::fn3', description: 'registered again: not a new one' });
+      const listed = await rawCall(limited.url, 'engine::functions::list', { prefix: 'lim::' });
+      const ids = ((listed.result as { functions: { function_id: string }[] }).functions ?? []).map(
+        (f) => f.function_id,
+      );
+      expect(ids).toHaveLength(20);
+      expect(ids).not.toContain('lim::one-more');
+      const missing = await rawCall(limited.url, 'big::fn', {});
+      expect(missing.error).toMatchObject({ code: 'function_not_found' });
+    } finally {
+      await c.close();
+      await limited.stop();
+    }
+  });
+});
+
 describe('floods and slow consumers', () => {
   it('survives a flood of 10,000 registrations and removes them when the worker leaves', async () => {
     const c = await openRaw(engine.url);

@@ -13,7 +13,7 @@ import { Hooks } from './hooks.js';
 import { InvocationLifecycle } from './invocation-lifecycle.js';
 import { InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
-import { Registrations } from './registrations.js';
+import { Registrations, type RegistrationLimits } from './registrations.js';
 import { Router } from './router.js';
 import { ServiceRegistry } from './service-registry.js';
 import { TriggerFlows } from './trigger-flows.js';
@@ -29,6 +29,8 @@ export interface CoreOptions {
    * function a worker reports its metadata through. Default none.
    */
   namesInProcessCallerTo?: Iterable<string>;
+  /** What one worker may register (default `DEFAULT_REGISTRATION_LIMITS`). */
+  registrationLimits?: RegistrationLimits;
 }
 
 export class EngineCore {
@@ -52,8 +54,12 @@ export class EngineCore {
       namesInProcessCallerTo: new Set(options.namesInProcessCallerTo ?? []),
     });
     this.flows = new TriggerFlows(this.triggers, this.logger, () => this.hooks.emitTopology({ kind: 'triggers' }));
-    this.registrations = new Registrations(this.functions, this.hooks, this.logger, () =>
-      this.hooks.emitTopology({ kind: 'functions' }),
+    this.registrations = new Registrations(
+      this.functions,
+      this.hooks,
+      this.logger,
+      () => this.hooks.emitTopology({ kind: 'functions' }),
+      options.registrationLimits,
     );
   }
 

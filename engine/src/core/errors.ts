@@ -27,6 +27,10 @@ export const EngineErrorCode = {
   InvalidResult: 'invalid_result',
   /** An `invocationresult` named an invocation this worker is not executing (late, or never sent). */
   UnknownInvocation: 'unknown_invocation',
+  /** A registration's id, description, schemas, config or metadata take more than `max_registration_bytes`. */
+  RegistrationTooLarge: 'registration_too_large',
+  /** The worker already holds `max_registrations_per_worker` functions, triggers and trigger types. */
+  RegistrationLimit: 'registration_limit',
   /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */
   CallerDisconnected: 'caller_disconnected',
 } as const;

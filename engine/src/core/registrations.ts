@@ -3,11 +3,26 @@
  * the module that claimed it (the worker's claim is released when it unregisters the id, registers it again, or
  * leaves); a refused one is reported to the worker; anything else becomes one replica of the function.
  */
-import type { RegisterFunction, RegisterTrigger, RegisterTriggerType, UnregisterFunction } from '@svc/sdk';
+import type { ErrorBody, RegisterFunction, RegisterTrigger, RegisterTriggerType, UnregisterFunction } from '@svc/sdk';
+import { EngineErrorCode, errorBody } from './errors.js';
 import type { FunctionRegistry } from './function-registry.js';
 import type { Hooks, Registration, RegistrationVerdict } from './hooks.js';
 import type { CoreLogger } from './logger.js';
 import type { Worker } from './worker.js';
+
+/**
+ * What one worker may register. Registrations live in the engine's memory while their worker is connected, and our
+ * SDK registers them again after every reconnect: without a bound, a worker registering functions with 8 MiB
+ * schemas, or a new function id per request, grows the engine until it dies, and again after each restart.
+ */
+export interface RegistrationLimits {
+  /** Characters of one registration's id and JSON (description, schemas, config, metadata); default 1 MiB. */
+  maxBytes: number;
+  /** Functions, triggers and trigger types one worker holds at once; default 100,000. */
+  maxPerWorker: number;
+}
+
+export const DEFAULT_REGISTRATION_LIMITS: RegistrationLimits = { maxBytes: 1024 * 1024, maxPerWorker: 100_000 };
 
 export class Registrations {
   constructor(
@@ -15,9 +30,23 @@ export class Registrations {
     private readonly hooks: Hooks,
     private readonly logger: CoreLogger,
     private readonly functionsChanged: () => void,
+    private readonly limits: RegistrationLimits = DEFAULT_REGISTRATION_LIMITS,
   ) {}
 
   registerFunction(worker: Worker, msg: RegisterFunction): void {
+    const known = worker.functions.has(msg.id) || worker.claims.has(msg.id);
+    const over = this.overLimits(worker, 'function', msg.id, known, [
+      msg.description,
+      msg.request_format,
+      msg.response_format,
+      msg.metadata,
+      msg.invocation,
+    ]);
+    if (over !== undefined) {
+      this.logger.warn({ functionId: over.id, workerId: worker.id, error: over.error }, 'registration refused');
+      worker.send({ type: 'error', error: over.error });
+      return;
+    }
     this.release(worker, msg.id);
     const verdict = this.intercept({ kind: 'function', worker, message: msg });
     if (verdict !== undefined && 'refuse' in verdict) {
@@ -45,6 +74,15 @@ export class Registrations {
 
   /** True when the trigger type may be registered; a refusal is sent to the worker. */
   admitTriggerType(worker: Worker, msg: RegisterTriggerType): boolean {
+    const over = this.overLimits(worker, 'trigger type', msg.id, worker.triggerTypes.has(msg.id), [
+      msg.description,
+      msg.trigger_request_format,
+      msg.call_request_format,
+    ]);
+    if (over !== undefined) {
+      worker.send({ type: 'error', error: over.error });
+      return false;
+    }
     const verdict = this.intercept({ kind: 'trigger_type', worker, message: msg });
     if (verdict === undefined || !('refuse' in verdict)) return true;
     worker.send({ type: 'error', error: verdict.refuse });
@@ -53,16 +91,55 @@ export class Registrations {
 
   /** True when the trigger may be registered; a refusal reaches the worker as a failed registration result. */
   admitTrigger(worker: Worker, msg: RegisterTrigger): boolean {
-    const verdict = this.intercept({ kind: 'trigger', worker, message: msg });
-    if (verdict === undefined || !('refuse' in verdict)) return true;
+    const over = this.overLimits(worker, 'trigger', msg.id, worker.triggers.has(msg.id), [
+      msg.trigger_type,
+      msg.function_id,
+      msg.config,
+      msg.metadata,
+    ]);
+    const verdict = over === undefined ? this.intercept({ kind: 'trigger', worker, message: msg }) : undefined;
+    const refusal = over?.error ?? (verdict !== undefined && 'refuse' in verdict ? verdict.refuse : undefined);
+    if (refusal === undefined) return true;
     worker.send({
       type: 'triggerregistrationresult',
       id: msg.id,
       trigger_type: msg.trigger_type,
       function_id: msg.function_id,
-      error: verdict.refuse,
+      error: refusal,
     });
     return false;
+  }
+
+  /**
+   * Why a registration is refused by the limits, if it is: a new one past `maxPerWorker`, or one whose id and
+   * `parts` take more than `maxBytes` characters of JSON.
+   */
+  private overLimits(
+    worker: Worker,
+    kind: string,
+    id: string,
+    known: boolean,
+    parts: unknown[],
+  ): { id: string; error: ErrorBody } | undefined {
+    const { maxBytes, maxPerWorker } = this.limits;
+    const shownId = id.length > 200 ? `${id.slice(0, 200)}…` : id;
+    const held = worker.functions.size + worker.claims.size + worker.triggers.size + worker.triggerTypes.size;
+    if (!known && held >= maxPerWorker) {
+      const message =
+        `${kind} '${shownId}' refused: this worker already holds ${held} functions, triggers and trigger types ` +
+        `(max_registrations_per_worker ${maxPerWorker}); unregister those it no longer needs (a function or ` +
+        'trigger registered per request is never freed until the worker disconnects)';
+      return { id: shownId, error: errorBody(EngineErrorCode.RegistrationLimit, message) };
+    }
+    const chars = id.length + jsonChars(parts);
+    if (chars > maxBytes) {
+      const size = Number.isFinite(chars) ? `${chars} characters` : 'JSON nested too deeply to be written';
+      const message =
+        `${kind} '${shownId}' refused: its id, description, schemas, config and metadata take ${size}, past ` +
+        `max_registration_bytes (${maxBytes}); keep large documents out of registrations`;
+      return { id: shownId, error: errorBody(EngineErrorCode.RegistrationTooLarge, message) };
+    }
+    return undefined;
   }
 
   /** Releases every claim of a departing worker. */
@@ -103,4 +180,22 @@ export class Registrations {
       this.logger.error({ err, functionId: id }, 'releasing a claimed registration failed');
     }
   }
+}
+
+/** Characters of `parts` as JSON (a string counts its length); Infinity when one cannot be written as JSON. */
+function jsonChars(parts: unknown[]): number {
+  let n = 0;
+  for (const part of parts) {
+    if (part === undefined) continue;
+    if (typeof part === 'string') {
+      n += part.length;
+      continue;
+    }
+    try {
+      n += JSON.stringify(part)?.length ?? 0;
+    } catch {
+      return Infinity;
+    }
+  }
+  return n;
 }
