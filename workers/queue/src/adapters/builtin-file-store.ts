@@ -16,11 +16,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { JobRow, JobState, JobStore, Outcome, Totals } from './builtin-store.js';
-import type { ErrorInfo } from './types.js';
+import type { JobRow, JobStore, Outcome, Totals } from './builtin-store.js';
 import { QueueErrorCode } from '../error-codes.js';
 import { badInput } from '../input.js';
-import { textOf } from '@svc/sdk';
+import { fromSql, LOAD_JOBS, parseObject, payloadText } from './builtin-file-rows.js';
 
 /** The row's fields an update writes, as they were when it was asked for. */
 type Patch = Pick<JobRow, 'seq' | 'state' | 'attempts' | 'runAt' | 'lastError' | 'failedAt'>;
@@ -75,14 +74,6 @@ ALTER TABLE jobs_by_seq RENAME TO jobs`;
  * jobs being stored, again at every restart: no queue could run until the file was moved aside.
  */
 export const HELD_PAYLOAD_CHARS = 64 * 1024 * 1024;
-
-/** The jobs as `load` reads them: their call's fields are taken out of `payload` by SQLite, never the data. */
-const LOAD_JOBS = `SELECT seq, id, queue, state, attempts, run_at, last_error, enqueued_at, failed_at,
-  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.function_id') END AS function_id,
-  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.traceparent') END AS traceparent,
-  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.baggage') END AS baggage,
-  CASE WHEN json_valid(payload) THEN json_extract(payload, '$.condition_function_id') END AS condition_function_id
-  FROM jobs ORDER BY seq`;
 
 export class StoreFailedError extends Error {
   readonly code = QueueErrorCode.QueueStoreFailed;
@@ -373,44 +364,5 @@ function apply(s: Statements, op: Op, totals: Map<string, Totals>): void {
     s.update.run(p.state, p.attempts, p.runAt, err, p.failedAt, p.seq);
   } else {
     s.remove.run(op.seq);
-  }
-}
-
-/** The stored text of a job's call (its `payload` column). */
-function payloadText(r: JobRow): string {
-  return JSON.stringify({
-    function_id: r.function_id,
-    data: r.data,
-    traceparent: r.traceparent,
-    baggage: r.baggage,
-    condition_function_id: r.condition_function_id,
-  });
-}
-
-function fromSql(r: Record<string, unknown>): JobRow {
-  return {
-    id: String(r.id),
-    queue: String(r.queue),
-    seq: Number(r.seq),
-    state: String(r.state) as JobState,
-    attempts: Number(r.attempts),
-    runAt: Number(r.run_at),
-    function_id: textOf(r.function_id ?? ''),
-    data: undefined,
-    traceparent: typeof r.traceparent === 'string' ? r.traceparent : null,
-    baggage: typeof r.baggage === 'string' ? r.baggage : null,
-    condition_function_id: typeof r.condition_function_id === 'string' ? r.condition_function_id : null,
-    lastError: r.last_error ? (parseObject(r.last_error) as unknown as ErrorInfo) : null,
-    enqueuedAt: Number(r.enqueued_at),
-    failedAt: Number(r.failed_at),
-  };
-}
-
-function parseObject(text: unknown): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(String(text));
-    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
   }
 }
