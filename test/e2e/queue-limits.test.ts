@@ -3,7 +3,8 @@
  * connection) per item. Past the limit a new queue is refused with `queue_limit`, through every way to start one,
  * while the queues it runs go on working; a second svc-queue on the same Redis leaves the queues it finds beyond its
  * own limit alone, with a warning. On RabbitMQ, reading a queue that does not exist (its counts, its dead letters)
- * creates nothing on the broker.
+ * creates nothing on the broker. The built-in in-memory store refuses a job past `max_store_bytes` with
+ * `queue_store_full` and takes jobs again once its consumers caught up.
  */
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { InvocationError, TriggerAction, type SvcClient } from '@svc/sdk';
 import { startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
 import { brokerNames, registryName } from '../../workers/queue/src/adapters/rabbitmq-topology.js';
-import { client, REDIS_URL, startedQueue } from './queue-support.js';
+import { builtinMemory, client, REDIS_URL, startedQueue } from './queue-support.js';
 
 const AMQP_URL = process.env.SVC_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
@@ -194,6 +195,57 @@ describe('svc-queue on Redis: reading a queue never creates it', () => {
       const keys = await r.keys(`${prefix}:*`);
       if (keys.length) await r.del(...keys);
       r.disconnect();
+    }
+  });
+});
+
+describe('svc-queue builtin in_memory store size (max_store_bytes), on the real process', () => {
+  it('refuses an enqueue past max_store_bytes with queue_store_full, runs what it took, and takes jobs again', async () => {
+    const own = await startEngine(); // on the first engine the Redis svc-queue would take some of the enqueues
+    const memory = await startedQueue(own.url, { adapter: builtinMemory({ max_store_bytes: 64 * 1024 }) });
+    const consumer = client(own.url, 'queue-store-full');
+    const held: Array<() => void> = [];
+    const done: number[] = [];
+    consumer.registerFunction('full::run', async (payload: { n: number }) => {
+      await new Promise<void>((release) => held.push(release));
+      done.push(payload.n);
+    });
+    await consumer.ready();
+    const put = (n: number, queue = 'full') =>
+      consumer.trigger({
+        function_id: 'queue::enqueue',
+        payload: { queue, function_id: 'full::run', data: { n, text: 'x'.repeat(10 * 1024) } },
+      });
+    try {
+      for (let n = 0; n < 6; n++) await put(n);
+      // Before, every enqueue was taken: a producer faster than its consumers ran svc-queue out of heap.
+      const refused = await refusal(put(6));
+      expect(refused.code).toBe('queue_store_full');
+      expect(refused.message).toMatch(/would take it past max_store_bytes \(0\.1 MiB\): let its consumers catch up/);
+      // the bound is the store's, not the queue's; and the engine's enqueue action carries the reason
+      expect((await refusal(put(7, 'other'))).code).toBe('queue_store_full');
+      const viaAction = await refusal(
+        consumer.trigger({
+          function_id: 'full::run',
+          payload: { n: 8, text: 'x'.repeat(10 * 1024) },
+          action: TriggerAction.Enqueue({ queue: 'full' }),
+        }),
+      );
+      expect(viaAction.message).toContain('max_store_bytes');
+      await waitFor(() => held.length === 6, 10_000, 'the six jobs it took running');
+      for (const release of held.splice(0)) release();
+      await waitFor(() => done.length === 6, 10_000, 'the six jobs done');
+      await put(9); // their room is free again
+      await waitFor(() => held.length === 1, 10_000, 'the job taken after the others completed');
+      held.splice(0)[0]!();
+      await waitFor(() => done.length === 7, 10_000, 'the last job done');
+      expect(done.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 9]);
+      expect(memory.exited).toBe(false);
+    } finally {
+      for (const release of held) release();
+      await consumer.shutdown();
+      await memory.stop();
+      await own.stop();
     }
   });
 });

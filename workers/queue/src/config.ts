@@ -21,6 +21,9 @@ export const QUEUE_ADAPTERS = {
   bridge: 'modules::queue::adapters::Bridge',
 } as const;
 
+/** `max_store_bytes` of the built-in queue by default: 512 MiB of jobs held in memory (`in_memory`). */
+export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
+
 export const builtinQueueConfigSchema = z
   .object({
     max_attempts: positiveIntSchema.default(3).describe('Delivery attempts before a message becomes a dead letter.'),
@@ -38,6 +41,11 @@ export const builtinQueueConfigSchema = z
       .default('concurrent')
       .describe('`concurrent` runs up to `concurrency` jobs at once; `fifo` runs one job at a time, in order.'),
     ...kvStoreShape,
+    max_store_bytes: positiveIntSchema
+      .default(DEFAULT_MAX_STORE_BYTES)
+      .describe(
+        'With `store_method: in_memory`: jobs held at most (their data as JSON text and ids, bytes counted as characters, plus a fixed amount per job). An enqueue that would go past it is refused with `queue_store_full` and not acknowledged. A `file_based` store keeps its jobs on disk and a bounded amount of their data in memory.',
+      ),
   })
   .strict()
   .superRefine(requireFilePath);

@@ -19,6 +19,8 @@ export const QueueErrorCode = Object.freeze({
   QueueUnavailable: 'queue_unavailable',
   /** The built-in file store failed; messages are not acknowledged. */
   QueueStoreFailed: 'queue_store_failed',
+  /** The built-in in-memory store holds `max_store_bytes` of jobs; the message is not acknowledged. */
+  QueueStoreFull: 'queue_store_full',
   /** The built-in file store is in use by another svc-queue process. */
   QueueStoreLocked: 'queue_store_locked',
   /** A new queue was refused: this process consumes `max_queues` queues already. */

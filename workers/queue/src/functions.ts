@@ -5,7 +5,7 @@
 import { InvocationError, type HandlerContext, type SvcClient } from '@svc/sdk';
 import type { JobInput, QueueBackend } from './adapters/types.js';
 import type { Consumers } from './consumers.js';
-import { asObject, badInput, int, jobData, optStr, queueName, str, type Obj } from './input.js';
+import { asObject, badInput, int, jobData, optStr, queueName, str, withQueueCode, type Obj } from './input.js';
 import type { Subscriptions } from './triggers.js';
 import { QueueErrorCode } from './error-codes.js';
 
@@ -32,8 +32,12 @@ export function registerQueueFunctions(
     handler: (input: unknown, ctx: HandlerContext) => Promise<unknown>,
     aliases: string[] = [],
   ) => {
+    const answered = (input: unknown, ctx: HandlerContext) =>
+      handler(input, ctx).catch((err: unknown) => {
+        throw withQueueCode(err);
+      });
     for (const name of [id, ...aliases, ...(III_NAMES[id] ?? [])]) {
-      client.registerFunction(name, handler, { description });
+      client.registerFunction(name, answered, { description });
     }
   };
 
@@ -204,7 +208,8 @@ function registerAdminFunctions(fn: Register, backend: QueueBackend): void {
 }
 
 /** A job's refusal as the batch answers it: the code and message the single hand-over's error would carry. */
-function errorInfo(err: unknown): { code: string; message: string } {
+function errorInfo(thrown: unknown): { code: string; message: string } {
+  const err = withQueueCode(thrown);
   if (err instanceof InvocationError) return { code: err.code, message: err.detail };
   return { code: 'invocation_failed', message: err instanceof Error ? err.message : String(err) };
 }

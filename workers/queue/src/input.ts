@@ -8,6 +8,19 @@ export function badInput(message: string, code: string = QueueErrorCode.InvalidA
   return new InvocationError({ code, message });
 }
 
+const QUEUE_CODES = new Set<string>(Object.values(QueueErrorCode));
+
+/**
+ * An error as svc-queue's callers get it: one a backend threw with a code of `QueueErrorCode` (`queue_store_failed`,
+ * `queue_closed`, ...) becomes an `InvocationError` with that code (anything else thrown reaches the caller as
+ * `invocation_failed`); every other error is returned as it is.
+ */
+export function withQueueCode(err: unknown): unknown {
+  if (err instanceof InvocationError || !(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && QUEUE_CODES.has(code) ? new InvocationError({ code, message: err.message }) : err;
+}
+
 export function asObject(input: unknown, fn: string): Obj {
   if (input && typeof input === 'object' && !Array.isArray(input)) return input as Obj;
   throw badInput(`${fn} expects an object`);

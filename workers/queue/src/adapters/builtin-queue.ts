@@ -47,8 +47,8 @@ export class BuiltinQueue {
 
   /** Adds a job; resolves once it is durable (a store that keeps nothing: at once, and the job may run now). */
   add(row: JobRow): Promise<void> {
+    const insert = this.store.insert(row); // an immediate store refuses a job by throwing: it is not held then
     this.jobs.set(row.id, row);
-    const insert = this.store.insert(row);
     if (this.store.immediate) {
       this.pushReady(row);
       return insert;

@@ -17,6 +17,7 @@ import type {
   TopicStats,
 } from './types.js';
 import { defaultSettings, emptyStats, resolveSettings } from './types.js';
+import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
 import { QueueErrorCode } from '../error-codes.js';
 
 export interface BuiltinOptions {
@@ -28,6 +29,8 @@ export interface BuiltinOptions {
   store_method: 'file_based' | 'in_memory';
   file_path?: string | undefined;
   save_interval_ms: number;
+  /** Jobs the in-memory store holds at most (`max_store_bytes`); default `DEFAULT_MAX_STORE_BYTES`. */
+  max_store_bytes?: number | undefined;
   queue_configs?: Record<string, QueueOverride> | undefined;
   /** Called when a background write (job started, completed, retried) could not be stored. */
   onStoreError?: (err: unknown) => void;
@@ -52,7 +55,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
       if (!this.options.file_path) throw new Error('file_path is required when store_method is file_based');
       this.store = new FileJobStore(this.options.file_path, this.options.save_interval_ms);
     } else {
-      this.store = new MemoryJobStore();
+      this.store = new MemoryJobStore(this.options.max_store_bytes ?? DEFAULT_MAX_STORE_BYTES);
     }
     this.totals = await this.store.loadTotals();
     for (const queue of this.totals.keys()) this.queue(queue);
@@ -144,7 +147,7 @@ export class BuiltinQueueAdapter implements QueueBackend {
       const onError = (err: unknown) => {
         if (!this.closing) this.options.onStoreError?.(err);
       };
-      const store = this.store ?? new MemoryJobStore();
+      const store = this.store ?? new MemoryJobStore(this.options.max_store_bytes ?? DEFAULT_MAX_STORE_BYTES);
       q = new BuiltinQueue(name, this.settings(name), store, onError, this.totals.get(name));
       this.queues.set(name, q);
     }
