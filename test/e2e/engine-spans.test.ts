@@ -12,7 +12,8 @@ import type { InvocationSettled, InvocationStarted } from '../../engine/src/modu
 import { InvocationTracer } from '../../engine/src/modules/observability/invocation-tracer.js';
 import { SpanBatch } from '../../engine/src/modules/observability/span-batch.js';
 import { EngineSpanDecoder } from '../../workers/observability/src/otlp/decode-engine-spans.js';
-import { decodeTraces, type StoredSpan } from '../../workers/observability/src/otlp/decode-traces.js';
+import { decodeTraces } from '../../workers/observability/src/otlp/decode-traces.js';
+import type { StoredSpan } from '../../workers/observability/src/otlp/records.js';
 
 const RESOURCE = { 'service.namespace': 'svc', 'service.version': '1.2.3' };
 const ALL: SamplingSettings = { defaultRatio: 1, parentBased: true, rules: [], maxTracesPerSecond: 0 };

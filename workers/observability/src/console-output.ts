@@ -3,7 +3,7 @@
  * own console. `format: json` prints one JSON object per line; `default` a human-readable line.
  */
 import type { ObservabilityConfig } from './config.js';
-import type { LogRecord } from './otlp/decode-logs.js';
+import type { LogRecord } from './otlp/records.js';
 import { nanosToMs } from './otlp/values.js';
 
 export function formatLog(record: LogRecord, format: ObservabilityConfig['format']): string {

@@ -2,7 +2,7 @@
  * `engine::log::{trace,debug,info,warn,error} {message, trace_id?, span_id?, data?, service_name?}`: stores one
  * log record (severity 1/5/9/13/17) and returns nothing.
  */
-import type { LogRecord } from './otlp/decode-logs.js';
+import type { LogRecord } from './otlp/records.js';
 import type { Json } from './otlp/values.js';
 import type { Collector } from './collector.js';
 import { inputOf, invalid, str } from './queries/input.js';

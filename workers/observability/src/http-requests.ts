@@ -3,8 +3,8 @@
  * (`http.route`, `http.request.method`, `http.response.status_code`): each span counts once, so no second
  * pipeline is needed for HTTP metrics.
  */
-import type { MetricPoint } from './otlp/decode-metrics.js';
-import type { StoredSpan } from './otlp/decode-traces.js';
+import type { MetricPoint } from './otlp/records.js';
+import type { StoredSpan } from './otlp/records.js';
 import { textOf } from '@svc/sdk';
 
 export const HTTP_REQUESTS_METRIC = 'svc.http.requests';

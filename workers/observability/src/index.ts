@@ -1,5 +1,6 @@
 export { startOtelWorker, type RunningOtelWorker } from './otel-worker.js';
 export { Collector } from './collector.js';
-export { decodeTraces, type StoredSpan } from './otlp/decode-traces.js';
-export { decodeLogs, type LogRecord } from './otlp/decode-logs.js';
-export { decodeMetrics, type MetricPoint } from './otlp/decode-metrics.js';
+export { decodeTraces } from './otlp/decode-traces.js';
+export { decodeLogs } from './otlp/decode-logs.js';
+export { decodeMetrics } from './otlp/decode-metrics.js';
+export type { LogRecord, MetricPoint, StoredSpan } from './otlp/records.js';

@@ -6,7 +6,8 @@
  */
 import type { Logger } from 'pino';
 import { newTraceparent, textOf, parseTraceparent, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';
-import { levelOf, type LogRecord } from './otlp/decode-logs.js';
+import { levelOf } from './otlp/decode-logs.js';
+import type { LogRecord } from './otlp/records.js';
 
 const LEVELS = ['all', 'trace', 'debug', 'info', 'warn', 'error'];
 const MAX_DELIVERY_TRACES = 10_000;

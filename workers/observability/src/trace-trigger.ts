@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { textOf, TriggerAction, type SvcClient, type TriggerBinding } from '@svc/sdk';
-import type { StoredSpan } from './otlp/decode-traces.js';
+import type { StoredSpan } from './otlp/records.js';
 
 const COALESCE_MS = 300;
 const STATUSES = ['ok', 'error', 'unset'];

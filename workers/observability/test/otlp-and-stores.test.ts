@@ -1,7 +1,7 @@
 /** OTLP/JSON decoding (as the OpenTelemetry serializers write it) and the metric store's window values. */
 import { describe, expect, it } from 'vitest';
 import { decodeLogs } from '../src/otlp/decode-logs.js';
-import type { MetricPoint } from '../src/otlp/decode-metrics.js';
+import type { MetricPoint } from '../src/otlp/records.js';
 import { decodeTraces } from '../src/otlp/decode-traces.js';
 import { MAX_TREE_DEPTH, traceTree } from '../src/queries/traces.js';
 import { MetricStore } from '../src/stores/metric-store.js';

@@ -15,7 +15,8 @@ import type { OtlpExportStatus } from '../src/export/otlp-export.js';
 import { HttpRequestCounter } from '../src/http-requests.js';
 import { EngineSpanDecoder } from '../src/otlp/decode-engine-spans.js';
 import { indexBelow } from '../src/otlp/engine-line-pattern.js';
-import { decodeTraces, type StoredSpan } from '../src/otlp/decode-traces.js';
+import { decodeTraces } from '../src/otlp/decode-traces.js';
+import type { StoredSpan } from '../src/otlp/records.js';
 import { SpanStore } from '../src/stores/span-store.js';
 import { TraceTriggers } from '../src/trace-trigger.js';
 

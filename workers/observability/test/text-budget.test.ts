@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRecord } from '../src/otlp/decode-logs.js';
+import type { LogRecord } from '../src/otlp/records.js';
 import { decodeMetrics } from '../src/otlp/decode-metrics.js';
 import { decodeTraces } from '../src/otlp/decode-traces.js';
 import {

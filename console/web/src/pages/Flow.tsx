@@ -19,7 +19,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { autoLayout } from '../components/graph-layout';
 import { JsonView } from '../components/JsonEditor';
 import type { FunctionSummary } from './Functions';
-import type { RegisteredTrigger } from './Triggers';
+import type { RegisteredTrigger } from './trigger-model';
 
 const FLOW_ID = 'default';
 

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { textOf } from '../text';
 import { JsonEditor, JsonView, parseJson } from '../components/JsonEditor';
 import { ErrorBox } from '../components/ErrorBox';
-import type { RegisteredTrigger } from './Triggers';
+import type { RegisteredTrigger } from './trigger-model';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

@@ -5,7 +5,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { useLoad } from '../components/hooks';
 import { JsonEditor, JsonView, parseJson } from '../components/JsonEditor';
 import { nextRuns } from '../components/next-runs';
-import type { RegisteredTrigger } from './Triggers';
+import type { RegisteredTrigger } from './trigger-model';
 
 interface CronJob {
   id: string;

@@ -7,14 +7,7 @@ import { JsonView } from '../components/JsonEditor';
 import { useLive } from '../live';
 import { CronPanel, EventPanel } from './TriggerPanels';
 import { HttpPanel } from './HttpPanel';
-
-export interface RegisteredTrigger {
-  id: string;
-  trigger_type: string;
-  function_id: string;
-  worker_name: string;
-  config: Record<string, unknown>;
-}
+import type { RegisteredTrigger } from './trigger-model';
 
 const TABS = ['http', 'cron', 'event', 'other'] as const;
 type Tab = (typeof TABS)[number];

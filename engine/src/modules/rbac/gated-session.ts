@@ -12,13 +12,12 @@ import type {
   RegisterTriggerType,
   UnregisterTrigger,
 } from '@svc/sdk';
-import type { RbacConfig } from '@svc/config';
 import type { Connection } from '../../core/connection.js';
 import type { Worker } from '../../core/worker.js';
 import type { GateSession } from '../../transport/listener-gate.js';
 import type { RbacHost } from './host.js';
 import { checkInvoke } from './invoke-check.js';
-import { triggerTypeAllowed, withPrefix, type Session } from './policy.js';
+import { triggerTypeAllowed, withPrefix, type ListenerAccess, type Session } from './policy.js';
 import { PrefixedConnection } from './prefix-connection.js';
 import {
   applyFunctionHook,
@@ -28,13 +27,6 @@ import {
   triggerHookInput,
   triggerTypeHookInput,
 } from './registration-hooks.js';
-
-export interface ListenerAccess {
-  rbac: RbacConfig | undefined;
-  middlewareFunctionId: string | undefined;
-  /** For logs: which listener. */
-  listener: string;
-}
 
 const NEVER_WAIT: ReadonlySet<string> = new Set(['invocationresult', 'ping', 'pong', 'cancelinvocation']);
 

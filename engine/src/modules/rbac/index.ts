@@ -1,5 +1,4 @@
 export { createListenerGate, needsGate, AUTH_ERROR } from './listener-gate.js';
-export type { ListenerAccess } from './gated-session.js';
 export type { RbacHost, CallOutcome } from './host.js';
 export { FORBIDDEN } from './invoke-check.js';
 export * from './policy.js';

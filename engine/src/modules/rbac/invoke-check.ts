@@ -7,8 +7,7 @@
 import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
 import type { Worker } from '../../core/worker.js';
 import type { RbacHost } from './host.js';
-import type { ListenerAccess } from './gated-session.js';
-import { checkCall, triggerTypeAllowed, withPrefix, type Session } from './policy.js';
+import { checkCall, triggerTypeAllowed, withPrefix, type ListenerAccess, type Session } from './policy.js';
 import { filterVisible, VISIBILITY_FILTERED } from './visibility.js';
 import { ModuleErrorCode } from '../../error-codes.js';
 

@@ -5,7 +5,8 @@
  */
 import type { ListenerGate, UpgradeInfo, Admission } from '../../transport/listener-gate.js';
 import { parseAuthResult } from './auth-result.js';
-import { GatedSession, type ListenerAccess } from './gated-session.js';
+import { GatedSession } from './gated-session.js';
+import type { ListenerAccess } from './policy.js';
 import type { RbacHost } from './host.js';
 import { PERMISSIVE_SESSION } from './policy.js';
 import { ModuleErrorCode } from '../../error-codes.js';

@@ -5,6 +5,14 @@
  */
 import type { FunctionFilter, RbacConfig } from '@svc/config';
 
+/** One listener's access rules, as its config gives them. */
+export interface ListenerAccess {
+  rbac: RbacConfig | undefined;
+  middlewareFunctionId: string | undefined;
+  /** For logs: which listener. */
+  listener: string;
+}
+
 /** What one connection may do, decided once when it connects (from the auth function's AuthResult). */
 export interface Session {
   allowedFunctions: ReadonlySet<string>;

@@ -15,9 +15,9 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { ObservabilityConfig } from '../config.js';
-import type { LogRecord } from '../otlp/decode-logs.js';
-import type { MetricPoint } from '../otlp/decode-metrics.js';
-import type { StoredSpan } from '../otlp/decode-traces.js';
+import type { LogRecord } from '../otlp/records.js';
+import type { MetricPoint } from '../otlp/records.js';
+import type { StoredSpan } from '../otlp/records.js';
 import { ExportQueue, type ExportCounters } from './export-queue.js';
 import { interned, toReadableLogRecords, toReadableSpans, toResourceMetrics } from './to-sdk.js';
 

@@ -32,9 +32,9 @@ import {
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { LogRecord } from '../otlp/decode-logs.js';
-import type { MetricPoint, MetricSource } from '../otlp/decode-metrics.js';
-import type { StoredSpan } from '../otlp/decode-traces.js';
+import type { LogRecord } from '../otlp/records.js';
+import type { MetricPoint, MetricSource } from '../otlp/records.js';
+import type { StoredSpan } from '../otlp/records.js';
 import type { Json } from '../otlp/values.js';
 
 /** Nanoseconds since the epoch (decimal string) → `[seconds, nanoseconds]`, exactly. */

@@ -10,7 +10,7 @@
  * `traceId spanId parentSpanId|- name# service# resourceService# invocationId|#n startµs endµs status
  * statusMessage#|- exceptionType#|- exceptionMessage#|- exceptionStack#|-` (`#` fields index `strings`).
  */
-import type { SpanEvent, SpanStatus, StoredSpan } from './decode-traces.js';
+import type { SpanEvent, SpanStatus, StoredSpan } from './records.js';
 import { writtenLine } from './engine-line-pattern.js';
 import { obj, optString, OtlpShapeError, serviceOf, type Json } from './values.js';
 

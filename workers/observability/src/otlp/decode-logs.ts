@@ -3,22 +3,8 @@
  * "Logs").
  */
 import { anyValue, attributes, hexId, list, nanos, obj, optString, serviceOf, type Json } from './values.js';
+import type { LogRecord } from './records.js';
 import { resourceOf } from './text-budget.js';
-
-export interface LogRecord {
-  timestamp_unix_nano: string;
-  observed_timestamp_unix_nano: string;
-  severity_number: number;
-  severity_text: string;
-  body: Json;
-  attributes: Record<string, Json>;
-  trace_id: string | null;
-  span_id: string | null;
-  resource: Record<string, Json>;
-  service_name: string;
-  instrumentation_scope_name: string | null;
-  instrumentation_scope_version: string | null;
-}
 
 export function decodeLogs(body: unknown): LogRecord[] {
   const out: LogRecord[] = [];

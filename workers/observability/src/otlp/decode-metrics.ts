@@ -4,49 +4,9 @@
  * temporality, integer or double); the stores and queries read the flat fields only. Exponential histograms and
  * summaries are not decoded (no producer of ours makes them), so they are neither stored nor exported.
  */
-import { attributes, list, nanos, nanosToMs, obj, optString, OtlpShapeError, serviceOf, type Json } from './values.js';
+import { attributes, list, nanos, nanosToMs, obj, optString, OtlpShapeError, serviceOf } from './values.js';
+import type { MetricPoint, MetricSource, Temporality } from './records.js';
 import { pointWithinBudget, resourceOf } from './text-budget.js';
-
-export type MetricType = 'sum' | 'gauge' | 'histogram';
-
-export interface MetricPoint {
-  name: string;
-  type: MetricType;
-  description: string;
-  unit: string;
-  service: string;
-  /** ms since the epoch. */
-  time_ms: number;
-  attributes: Record<string, Json>;
-  /** Sums and gauges: the value; histograms: the count. */
-  value: number;
-  /** Histograms only. */
-  sum?: number;
-  bucket_counts?: number[];
-  explicit_bounds?: number[];
-  /** A monotonic cumulative sum (a counter). */
-  monotonic?: boolean;
-  /** Where the point came from; absent on points svc-otel derives itself (`svc.http.requests`). */
-  otlp?: MetricSource;
-}
-
-/** 0 unspecified, 1 delta, 2 cumulative (the OTLP enum). */
-export type Temporality = 0 | 1 | 2;
-
-export interface MetricSource {
-  /** Shared by every point of the same `resourceMetrics` entry. */
-  resource: Record<string, Json>;
-  /** Shared by every point of the same `scopeMetrics` entry. */
-  scope: { name: string; version?: string };
-  start_time_unix_nano: string;
-  time_unix_nano: string;
-  temporality: Temporality;
-  /** `asInt` rather than `asDouble` (sums and gauges). */
-  int: boolean;
-  /** Histograms, when the producer recorded them. */
-  min?: number;
-  max?: number;
-}
 
 export function decodeMetrics(body: unknown): MetricPoint[] {
   const out: MetricPoint[] = [];

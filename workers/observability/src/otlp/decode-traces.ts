@@ -12,48 +12,10 @@ import {
   type Json,
 } from './values.js';
 import { textOf } from '@svc/sdk';
+import type { SpanEvent, SpanKind, SpanLink, SpanStatus, StoredSpan } from './records.js';
 import { resourceOf, spanWithinBudget } from './text-budget.js';
 
-export type SpanStatus = 'unset' | 'ok' | 'error';
-const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
-
-export interface SpanEvent {
-  name: string;
-  time_unix_nano: string;
-  attributes: Record<string, Json>;
-}
-
-export interface SpanLink {
-  trace_id: string;
-  span_id: string;
-  attributes: Record<string, Json>;
-}
-
-export interface StoredSpan {
-  trace_id: string;
-  span_id: string;
-  parent_span_id?: string;
-  name: string;
-  service: string;
-  kind: (typeof KINDS)[number];
-  start_time_unix_nano: string;
-  end_time_unix_nano: string;
-  /** Start, ms since the epoch (for sorting and time filters). */
-  start_ms: number;
-  duration_ms: number;
-  status: SpanStatus;
-  status_message?: string;
-  attributes: Record<string, Json>;
-  /** Log events attached to the span. */
-  events: SpanEvent[];
-  errors: { type?: string; message: string; stacktrace?: string }[];
-  /** Shared by every span of the same `resourceSpans` entry (the OTLP export groups by it). */
-  resource: Record<string, Json>;
-  scope?: string;
-  scope_version?: string;
-  trace_state?: string;
-  links?: SpanLink[];
-}
+const KINDS: readonly SpanKind[] = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 
 const STATUS: Record<number, SpanStatus> = { 0: 'unset', 1: 'ok', 2: 'error' };
 

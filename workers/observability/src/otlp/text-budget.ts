@@ -7,9 +7,7 @@
  * past it a string is cut, saying how much was left out, and the entries of an object or array that no longer fit
  * are left out. A cut log record or span carries the attribute `svc.log.truncated` / `svc.span.truncated`.
  */
-import type { LogRecord } from './decode-logs.js';
-import type { MetricPoint } from './decode-metrics.js';
-import type { SpanEvent, StoredSpan } from './decode-traces.js';
+import type { LogRecord, MetricPoint, SpanEvent, StoredSpan } from './records.js';
 import { attributes, obj, type Json, type Obj } from './values.js';
 
 /** Characters of text one stored log record keeps (64 Ki): a long stack trace fits many times over. */

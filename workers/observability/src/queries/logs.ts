@@ -3,7 +3,8 @@
  * `min_severity` (number), `service` (pattern), `search` (substring of the body), `start_time`/`end_time` (ms).
  */
 import { globMatcher } from '@svc/sdk';
-import { levelOf, type LogRecord } from '../otlp/decode-logs.js';
+import { levelOf } from '../otlp/decode-logs.js';
+import type { LogRecord } from '../otlp/records.js';
 import { nanosToMs } from '../otlp/values.js';
 import type { LogStore } from '../stores/log-store.js';
 import { inputOf, num, page, str } from './input.js';

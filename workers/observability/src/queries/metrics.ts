@@ -4,7 +4,7 @@
  * increase, a gauge's latest value, a histogram's average).
  */
 import { globMatcher } from '@svc/sdk';
-import type { MetricPoint } from '../otlp/decode-metrics.js';
+import type { MetricPoint } from '../otlp/records.js';
 import type { MetricStore } from '../stores/metric-store.js';
 import { inputOf, num, str } from './input.js';
 

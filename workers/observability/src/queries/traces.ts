@@ -4,7 +4,7 @@
  * `max_duration_ms`, `start_time`/`end_time` (ms since the epoch, on the span's start), `attributes` ({key: value}).
  */
 import { globMatcher, textOf, type GlobMatcher } from '@svc/sdk';
-import type { StoredSpan } from '../otlp/decode-traces.js';
+import type { StoredSpan } from '../otlp/records.js';
 import type { SpanStore } from '../stores/span-store.js';
 import { attrFilter, inputOf, invalid, num, page, str, type Input } from './input.js';
 

@@ -1,6 +1,6 @@
 /** Log records in memory: at most `logs_max_count`, none older than `logs_retention_seconds`. */
 import { nanosToMs } from '../otlp/values.js';
-import type { LogRecord } from '../otlp/decode-logs.js';
+import type { LogRecord } from '../otlp/records.js';
 import { BoundedLog } from './bounded-log.js';
 
 export class LogStore {

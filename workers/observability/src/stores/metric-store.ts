@@ -3,7 +3,7 @@
  * is what alerts and rollups read: a counter's increase over the window, a gauge's latest value, a histogram's
  * average over the window (summed over every attribute set of the metric).
  */
-import type { MetricPoint } from '../otlp/decode-metrics.js';
+import type { MetricPoint } from '../otlp/records.js';
 import { BoundedLog } from './bounded-log.js';
 
 export interface WindowValue {

@@ -3,7 +3,7 @@
  * decoded when a query reaches them, and the oldest lines are dropped one by one as the store evicts them.
  */
 import { decodeLine, type PackedEngineBatch } from '../otlp/decode-engine-spans.js';
-import type { StoredSpan } from '../otlp/decode-traces.js';
+import type { StoredSpan } from '../otlp/records.js';
 
 const NEWLINE = 10;
 const SPACE = 32;

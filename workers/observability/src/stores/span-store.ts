@@ -6,7 +6,7 @@
  * `trace(id)` searches the batches' text.
  */
 import type { PackedEngineBatch } from '../otlp/decode-engine-spans.js';
-import type { StoredSpan } from '../otlp/decode-traces.js';
+import type { StoredSpan } from '../otlp/records.js';
 import { PackedEngineSpans } from './packed-engine-spans.js';
 
 type Entry = StoredSpan | PackedEngineSpans;
