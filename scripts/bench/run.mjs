@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { meetsTarget } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -18,7 +19,7 @@ function pad(text, width, right = false) {
 }
 
 function printTable(rows) {
-  const headers = ['area', 'name', 'value', 'unit', 'against', 'its value', 'ratio', 'target'];
+  const headers = ['area', 'name', 'value', 'unit', 'against', 'its value', 'ratio', 'target', 'met'];
   const against = (r) => r.peer ?? (r.floor === undefined ? '' : 'floor');
   const cells = rows.map((r) => [
     r.area,
@@ -29,9 +30,10 @@ function printTable(rows) {
     r.floor ?? '',
     r.ratio ?? '',
     r.target ?? '',
+    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
-  const numeric = [false, false, true, false, false, true, true, false];
+  const numeric = [false, false, true, false, false, true, true, false, false];
   const line = (values) => values.map((v, i) => pad(v, widths[i], numeric[i])).join('  ');
   console.log(line(headers));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -64,8 +66,18 @@ async function main() {
       console.error(`   ${area} failed: ${err?.message ?? err}`);
     }
   }
+  for (const row of rows) {
+    const met = meetsTarget(row);
+    if (met !== undefined) row.met = met;
+  }
   console.log('');
   printTable(rows);
+  const judged = rows.filter((r) => r.met !== undefined);
+  if (judged.length > 0) {
+    const missed = judged.filter((r) => !r.met);
+    console.log(`\ntargets met: ${judged.length - missed.length} of ${judged.length}`);
+    for (const r of missed) console.log(`  missed: ${r.area}: ${r.name} (${r.ratio ?? r.value}, target ${r.target})`);
+  }
   const outDir = join(ROOT, 'bench-results');
   mkdirSync(outDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');

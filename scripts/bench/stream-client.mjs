@@ -307,7 +307,7 @@ export async function run({ log = console.log } = {}) {
   const n = `${CLIENTS} real clients, ${RATE}/s for ${SECONDS} s`;
   return [
     row(`stream-client latency p50 (${n})`, 'p50', 'ms'),
-    row(`stream-client latency p99 (${n})`, 'p99', 'ms', '< 50'),
+    row(`stream-client latency p99 (${n})`, 'p99', 'ms', '< 50 ms'),
     row(`stream-client latency max (${n})`, 'max', 'ms'),
     row(`stream-client missing updates (${n})`, 'missing', 'updates', '0'),
     row('svc-stream CPU per delivered update (one client)', 'cpuPerDelivered', 'µs'),

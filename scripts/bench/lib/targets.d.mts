@@ -1,0 +1,10 @@
+/** A row of `npm run bench`, as far as its target is concerned. */
+export interface TargetRow {
+  value: unknown;
+  unit?: string;
+  floor?: unknown;
+  ratio?: unknown;
+  target?: string;
+}
+
+export function meetsTarget(row: TargetRow): boolean | undefined;

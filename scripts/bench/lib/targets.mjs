@@ -1,0 +1,30 @@
+// The targets of `npm run bench`'s rows: whether a row meets the one it names (run.mjs prints it beside the row).
+/** Milliseconds in each unit a target may name. */
+const MS_PER = { ms: 1, s: 1000 };
+
+/**
+ * Whether a row meets its target (`≥ x`, `≤ x`, `< x`, `> x`, or `x` for equal); undefined for a row without one. A
+ * target with a unit (`< 300 ms`, `< 1.5 s`) is on the row's value; a unitless one on its ratio when it has one,
+ * else on its value. A ratio is judged unrounded (value / floor, when that is what it rounds): 0.696 prints as 0.7
+ * and misses `≥ 0.7`.
+ */
+export function meetsTarget(row) {
+  const m = /^([≥≤<>]?)\s*([\d.]+)\s*(ms|s)?$/.exec(String(row.target ?? '').trim());
+  if (!m) return undefined;
+  const [, op, number, unit] = m;
+  let limit = Number(number);
+  let actual;
+  if (unit !== undefined || typeof row.ratio !== 'number') {
+    actual = row.value;
+    if (unit !== undefined && row.unit in MS_PER) limit = (limit * MS_PER[unit]) / MS_PER[row.unit];
+  } else {
+    const exact = typeof row.floor === 'number' && row.floor !== 0 ? row.value / row.floor : undefined;
+    actual = exact !== undefined && Math.abs(exact - row.ratio) <= 0.01 ? exact : row.ratio;
+  }
+  if (typeof actual !== 'number') return undefined;
+  if (op === '≥') return actual >= limit;
+  if (op === '≤') return actual <= limit;
+  if (op === '<') return actual < limit;
+  if (op === '>') return actual > limit;
+  return actual === limit;
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { meetsTarget } from '../lib/targets.mjs';
+
+describe("the bench's target check", () => {
+  it('judges a ratio unrounded: 0.696 prints as 0.7 and misses ≥ 0.7', () => {
+    expect(meetsTarget({ value: 27848, floor: 40009, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe(false);
+    expect(meetsTarget({ value: 28062, floor: 40000, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe(true);
+    expect(meetsTarget({ value: 99.3, floor: 94, ratio: 1.06, unit: 'µs', target: '≤ 1.0' })).toBe(false);
+    expect(meetsTarget({ value: 16, floor: 6.5, ratio: 2.46, unit: 'ms', target: '≤ 3' })).toBe(true);
+  });
+
+  it('judges a target with a unit on the value, converting seconds for a row in ms', () => {
+    expect(meetsTarget({ value: 232, floor: 88, ratio: 2.63, unit: 'ms', target: '< 300 ms' })).toBe(true);
+    expect(meetsTarget({ value: 1083, floor: 88, ratio: 12.28, unit: 'ms', target: '< 1.5 s' })).toBe(true);
+    expect(meetsTarget({ value: 1600, floor: 88, ratio: 18.2, unit: 'ms', target: '< 1.5 s' })).toBe(false);
+    expect(meetsTarget({ value: 90.94, floor: 3260, ratio: 0.03, unit: 'ms', target: '< 50 ms' })).toBe(false);
+  });
+
+  it('judges a row without a ratio on its value, equality included, and leaves rows without a target alone', () => {
+    expect(meetsTarget({ value: 10.27, unit: 'KiB', target: '≤ 16' })).toBe(true);
+    expect(meetsTarget({ value: 0.55, unit: 'KiB', target: '≤ 0.5' })).toBe(false);
+    expect(meetsTarget({ value: 0, floor: 0, unit: 'updates', target: '0' })).toBe(true);
+    expect(meetsTarget({ value: 3, floor: 0, unit: 'updates', target: '0' })).toBe(false);
+    expect(meetsTarget({ value: 1, unit: 'ms' })).toBeUndefined();
+  });
+});
