@@ -8,9 +8,10 @@ import {
   adapterSchema,
   bridgeConfigSchema,
   kvserverConfigSchema,
-  kvStoreConfigSchema,
+  kvStoreShape,
   positiveIntSchema,
   readModuleConfig,
+  requireFilePath,
 } from '@svc/config-kit';
 
 export const STATE_ADAPTERS = {
@@ -18,6 +19,21 @@ export const STATE_ADAPTERS = {
   kvserver: 'modules::state::adapters::KvserverAdapter',
   bridge: 'modules::state::adapters::Bridge',
 } as const;
+
+/** `max_store_bytes` of `KvStore` by default: 512 MiB of entries held in memory (`in_memory`). */
+export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
+
+export const stateKvStoreConfigSchema = z
+  .object({
+    ...kvStoreShape,
+    max_store_bytes: positiveIntSchema
+      .default(DEFAULT_MAX_STORE_BYTES)
+      .describe(
+        'With `store_method: in_memory`: entries held at most (scopes, keys and values as JSON text, bytes counted as characters, plus a fixed amount per entry). A write that would go past it fails with `SET_ERROR` / `UPDATE_ERROR` carrying `store_full`; deletes and writes that shrink an entry are always taken. A `file_based` store keeps its entries on disk.',
+      ),
+  })
+  .strict()
+  .superRefine(requireFilePath);
 
 /** Redis keys of svc-state: `<key_prefix>scope:<scope>` hashes and the `<key_prefix>scopes` set. */
 export const stateKvserverConfigSchema = kvserverConfigSchema
@@ -30,7 +46,7 @@ export const stateKvserverConfigSchema = kvserverConfigSchema
   .strict();
 
 export const stateAdapterSchema = z.discriminatedUnion('class', [
-  adapterSchema(STATE_ADAPTERS.kvStore, kvStoreConfigSchema),
+  adapterSchema(STATE_ADAPTERS.kvStore, stateKvStoreConfigSchema),
   adapterSchema(STATE_ADAPTERS.kvserver, stateKvserverConfigSchema),
   adapterSchema(STATE_ADAPTERS.bridge, bridgeConfigSchema),
 ]);

@@ -25,6 +25,8 @@ export const StateErrorCode = Object.freeze({
   StoreIoError: 'store_io_error',
   /** The file store hit an I/O error and refuses writes until svc-state restarts. */
   StoreFailed: 'store_failed',
+  /** A write would take the in-memory store past `max_store_bytes`; it was not made. */
+  StoreFull: 'store_full',
   /** The store is closed (svc-state is stopping). */
   AdapterClosed: 'adapter_closed',
   /** A value in Redis is not valid JSON (written there by another program); it cannot be answered. */

@@ -9,10 +9,10 @@ import type { StateAdapter } from './types.js';
 export async function createAdapter(config: StateAdapterConfig, logger: Logger): Promise<StateAdapter> {
   switch (config.class) {
     case STATE_ADAPTERS.kvStore: {
-      const { store_method, file_path, save_interval_ms } = config.config;
+      const { store_method, file_path, save_interval_ms, max_store_bytes } = config.config;
       if (store_method === 'in_memory') {
         const { MemoryAdapter } = await import('./memory.js');
-        return new MemoryAdapter(logger);
+        return new MemoryAdapter(logger, max_store_bytes);
       }
       const { FileAdapter } = await import('./file.js');
       // The schema guarantees file_path for file_based stores.

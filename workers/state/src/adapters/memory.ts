@@ -1,5 +1,13 @@
-/** `KvStore` with `store_method: in_memory`: a Map of scopes; lost when the process exits. */
+/**
+ * `KvStore` with `store_method: in_memory`: a Map of scopes; lost when the process exits. It counts what its entries
+ * hold (scope, key and value text, `ENTRY_CHARS` each) and refuses a write that would take that past `maxChars`
+ * (`max_store_bytes`), so a worker that keeps writing new keys gets `store_full` instead of running svc-state out of
+ * memory. Deletes, and writes that leave an entry no larger, are always taken.
+ */
 import type { Logger } from 'pino';
+import { mebibytes } from '@svc/sdk';
+import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
+import { StateErrorCode } from '../error-codes.js';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
 import {
   closedError,
@@ -10,14 +18,26 @@ import {
   type StateEntry,
   type UpdateResult,
   type WriteResult,
+  StoreError,
 } from './types.js';
+
+/** Characters counted for an entry besides its scope, key and value: its place in the maps. */
+const ENTRY_CHARS = 64;
+
+const entryChars = (scope: string, key: string, text: string): number =>
+  ENTRY_CHARS + scope.length + key.length + text.length;
 
 export class MemoryAdapter implements StateAdapter {
   private readonly scopes = new Map<string, Map<string, string>>();
   private readonly feed: LocalFeed;
   private closed = false;
+  /** Characters the entries hold (`entryChars`). */
+  private held = 0;
 
-  constructor(logger?: Logger) {
+  constructor(
+    logger?: Logger,
+    private readonly maxChars = DEFAULT_MAX_STORE_BYTES,
+  ) {
     this.feed = new LocalFeed(logger);
   }
 
@@ -45,6 +65,7 @@ export class MemoryAdapter implements StateAdapter {
     const text = entries?.get(key);
     if (entries === undefined || text === undefined) return undefined;
     entries.delete(key);
+    this.held -= entryChars(scope, key, text);
     if (entries.size === 0) this.scopes.delete(scope);
     const old = parseStored(text);
     this.feed.emit(changeOf(scope, key, old, undefined));
@@ -80,6 +101,7 @@ export class MemoryAdapter implements StateAdapter {
     this.closed = true;
     this.feed.clear();
     this.scopes.clear();
+    this.held = 0;
   }
 
   private read(scope: string, key: string): JsonValue | undefined {
@@ -95,12 +117,21 @@ export class MemoryAdapter implements StateAdapter {
     json = JSON.stringify(value),
   ): { old: JsonValue | undefined; text: string | undefined } {
     let entries = this.scopes.get(scope);
+    const previous = entries?.get(key);
+    const grows = entryChars(scope, key, json) - (previous === undefined ? 0 : entryChars(scope, key, previous));
+    if (grows > 0 && this.held + grows > this.maxChars) {
+      throw new StoreError(
+        StateErrorCode.StoreFull,
+        `svc-state's in-memory store holds ${mebibytes(this.held)} of entries and this write would take it past ` +
+          `max_store_bytes (${mebibytes(this.maxChars)}): delete entries you no longer need, or raise max_store_bytes`,
+      );
+    }
     if (entries === undefined) {
       entries = new Map();
       this.scopes.set(scope, entries);
     }
-    const previous = entries.get(key);
     entries.set(key, json);
+    this.held += grows;
     const old = previous === undefined ? undefined : parseStored(previous);
     this.feed.emit(changeOf(scope, key, old, value));
     return { old, text: previous };
