@@ -95,6 +95,11 @@ const engineShape = {
     .describe(
       'Functions, triggers and trigger types one worker connection may hold; past it a new one is refused with `registration_limit`.',
     ),
+  max_in_flight_per_worker: positiveIntSchema
+    .default(100_000)
+    .describe(
+      'Calls one worker connection may be executing at once (sent to it, not answered yet); a call past it is answered with `worker_overloaded` and not sent. Bounds what a caller flooding a function whose handler never answers can make the engine hold.',
+    ),
   invocation_timeout_ms: positiveIntSchema
     .default(DEFAULT_INVOCATION_TIMEOUT_MS)
     .describe('Engine-side deadline of an invocation that carries no `timeout_ms` of its own.'),

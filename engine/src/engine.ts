@@ -60,6 +60,8 @@ export interface EngineOptions {
   invocationTimeoutMs?: number;
   /** What one worker may register (`max_registration_bytes`, `max_registrations_per_worker`). */
   registrationLimits?: RegistrationLimits;
+  /** Calls one worker may be executing at once (`max_in_flight_per_worker`); default 100,000. */
+  maxInFlightPerWorker?: number;
   /** How often the engine pings every socket; default 10000 ms (0 disables). */
   heartbeatIntervalMs?: number;
   /** A socket silent for longer than this is dropped; default 30000 ms. */
@@ -106,6 +108,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     invocationTimeoutMs: options.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
     namesInProcessCallerTo: [WORKERS_REGISTER_FUNCTION],
     ...(options.registrationLimits !== undefined ? { registrationLimits: options.registrationLimits } : {}),
+    ...(options.maxInFlightPerWorker !== undefined ? { maxInFlightPerWorker: options.maxInFlightPerWorker } : {}),
   });
   const routes = new SocketRoutes();
   const endpoints = new PlainEndpoints();

@@ -70,6 +70,7 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
       maxBytes: config.max_registration_bytes,
       maxPerWorker: config.max_registrations_per_worker,
     },
+    maxInFlightPerWorker: config.max_in_flight_per_worker,
     heartbeatIntervalMs: config.heartbeat_interval_ms,
     heartbeatTimeoutMs: config.heartbeat_timeout_ms,
     ...accessOptions(config),

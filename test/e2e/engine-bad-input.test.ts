@@ -221,6 +221,56 @@ describe('registration limits', () => {
   });
 });
 
+describe('calls in flight per worker', () => {
+  it('answers worker_overloaded past max_in_flight_per_worker to a handler that never answers, and keeps serving', async () => {
+    const limited = await startEngine({ config: { max_in_flight_per_worker: 50 } });
+    const hung = await openRaw(limited.url);
+    const caller = await openRaw(limited.url);
+    try {
+      hung.send({ type: 'registerfunction', id: 'hung::fn' });
+      hung.send({ type: 'registerfunction', id: 'hung::echo' });
+      await new Promise((r) => setTimeout(r, 100));
+      const ids: string[] = [];
+      for (let i = 0; i < 80; i++) {
+        const id = randomUUID();
+        ids.push(id);
+        // a long timeout of its own: without the bound, the engine would hold every one of them for an hour
+        caller.send({
+          type: 'invokefunction',
+          invocation_id: id,
+          function_id: 'hung::fn',
+          data: { i },
+          timeout_ms: 3_600_000,
+        });
+      }
+      const last = await caller.next((f) => f.type === 'invocationresult' && f.invocation_id === ids[79]);
+      expect(last.error).toMatchObject({ code: 'worker_overloaded' });
+      expect((last.error as { message: string }).message).toContain(
+        'has 50 calls in flight (max_in_flight_per_worker)',
+      );
+      const refused = caller.frames.filter((f) => f.type === 'invocationresult');
+      expect(refused).toHaveLength(30);
+      await waitFor(() => hung.frames.filter((f) => f.type === 'invokefunction').length === 50, 5000, 'the 50 sent');
+      // the same worker takes calls again once it answers one
+      const first = hung.frames.find((f) => f.type === 'invokefunction')!;
+      hung.send({
+        type: 'invocationresult',
+        invocation_id: first.invocation_id,
+        function_id: 'hung::fn',
+        result: 'ok',
+      });
+      await caller.next((f) => f.type === 'invocationresult' && f.invocation_id === ids[0] && f.result === 'ok');
+      const again = randomUUID();
+      caller.send({ type: 'invokefunction', invocation_id: again, function_id: 'hung::echo', data: {} });
+      await waitFor(() => hung.frames.some((f) => f.invocation_id === again), 5000, 'the call after the answer');
+    } finally {
+      await caller.close();
+      await hung.close();
+      await limited.stop();
+    }
+  });
+});
+
 describe('floods and slow consumers', () => {
   it('survives a flood of 10,000 registrations and removes them when the worker leaves', async () => {
     const c = await openRaw(engine.url);

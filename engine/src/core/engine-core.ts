@@ -14,7 +14,7 @@ import { InvocationLifecycle } from './invocation-lifecycle.js';
 import { InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
 import { Registrations, type RegistrationLimits } from './registrations.js';
-import { Router } from './router.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_WORKER, Router } from './router.js';
 import { ServiceRegistry } from './service-registry.js';
 import { TriggerFlows } from './trigger-flows.js';
 import { TriggerRegistry } from './trigger-registry.js';
@@ -31,6 +31,8 @@ export interface CoreOptions {
   namesInProcessCallerTo?: Iterable<string>;
   /** What one worker may register (default `DEFAULT_REGISTRATION_LIMITS`). */
   registrationLimits?: RegistrationLimits;
+  /** Calls one worker may be executing at once (default `DEFAULT_MAX_IN_FLIGHT_PER_WORKER`). */
+  maxInFlightPerWorker?: number;
 }
 
 export class EngineCore {
@@ -52,6 +54,7 @@ export class EngineCore {
     this.router = new Router(this.functions, lifecycle, this.hooks, {
       invocationTimeoutMs: options.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
       namesInProcessCallerTo: new Set(options.namesInProcessCallerTo ?? []),
+      maxInFlightPerWorker: options.maxInFlightPerWorker ?? DEFAULT_MAX_IN_FLIGHT_PER_WORKER,
     });
     this.flows = new TriggerFlows(this.triggers, this.logger, () => this.hooks.emitTopology({ kind: 'triggers' }));
     this.registrations = new Registrations(

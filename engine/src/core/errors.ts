@@ -31,6 +31,8 @@ export const EngineErrorCode = {
   RegistrationTooLarge: 'registration_too_large',
   /** The worker already holds `max_registrations_per_worker` functions, triggers and trigger types. */
   RegistrationLimit: 'registration_limit',
+  /** The executor already has `max_in_flight_per_worker` calls in flight; the call was not sent. */
+  WorkerOverloaded: 'worker_overloaded',
   /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */
   CallerDisconnected: 'caller_disconnected',
 } as const;
@@ -51,4 +53,11 @@ export const timeoutError = (functionId: string, ms: number): ErrorBody =>
     EngineErrorCode.InvocationTimeout,
     `Function ${functionId} did not answer within ${ms} ms; the invocation was cancelled ` +
       '(raise timeout_ms on the call, or the engine invocation timeout, if it legitimately takes longer)',
+  );
+
+export const overloadedError = (functionId: string, workerId: string, max: number): ErrorBody =>
+  errorBody(
+    EngineErrorCode.WorkerOverloaded,
+    `the worker ${workerId} providing ${functionId} has ${max} calls in flight (max_in_flight_per_worker); ` +
+      'this call was not sent: retry later, add replicas, or raise max_in_flight_per_worker',
   );

@@ -8,7 +8,7 @@ import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
 import type { CallOptions, CallRequest, InvocationOutcome } from './call.js';
 import { traceIdOf } from './call.js';
 import type { ForwardOutcome, RawFrame } from './connection.js';
-import { EngineErrorCode, errorBody, notFoundError } from './errors.js';
+import { EngineErrorCode, errorBody, notFoundError, overloadedError } from './errors.js';
 import type { FunctionRegistry } from './function-registry.js';
 import { SETTLED_OK, type DispatchMiddleware, type DispatchVerdict, type Hooks } from './hooks.js';
 import { resultFrame, type InvocationLifecycle } from './invocation-lifecycle.js';
@@ -19,7 +19,15 @@ export interface RouterOptions {
   invocationTimeoutMs: number;
   /** Functions that need to know their caller even when it is an engine module (see `injectsCallerId`). */
   namesInProcessCallerTo: ReadonlySet<string>;
+  /**
+   * Calls one worker may be executing at once; past it a call to it is answered `worker_overloaded` and not sent, so
+   * a caller flooding a function whose handler never answers cannot grow the invocation table without bound.
+   */
+  maxInFlightPerWorker: number;
 }
+
+/** `max_in_flight_per_worker` by default: ~50 MB of the engine's memory for one worker's unanswered calls. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_WORKER = 100_000;
 
 export class Router {
   constructor(
@@ -193,13 +201,24 @@ export class Router {
       this.answer(call, { error: notFoundError(call.functionId) }, true);
       return;
     }
+    // the replica with the fewest calls of this function in flight: when its worker is full (all its functions' calls
+    // count), the call is refused, even where another replica's worker would have room
+    const executor = replica.worker;
+    if (executor.executing.size >= this.options.maxInFlightPerWorker) {
+      this.answer(
+        call,
+        { error: overloadedError(call.functionId, executor.id, this.options.maxInFlightPerWorker) },
+        true,
+      );
+      return;
+    }
     const table = this.lifecycle.table;
     const ownId = call.callerInvocationId;
     const sameId = ownId !== undefined && !table.has(ownId);
     const slot = sameId ? -1 : table.reserve();
     const id = sameId ? ownId : table.idOf(slot);
     const inv = this.lifecycle.start(call, replica, id, slot);
-    const outcome = this.send(call, replica.worker, id, sameId, inv.traceparent);
+    const outcome = this.send(call, executor, id, sameId, inv.traceparent);
     if (outcome !== 'sent') {
       this.lifecycle.fail(inv, sendFailure(call, outcome));
       return;
