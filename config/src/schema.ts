@@ -85,6 +85,11 @@ const engineShape = {
   max_buffered_bytes: positiveIntSchema
     .default(32 * 1024 * 1024)
     .describe('Unsent outbound bytes a connection may accumulate (a client that stops reading) before it is dropped.'),
+  max_connections: positiveIntSchema
+    .default(20_000)
+    .describe(
+      'WebSocket connections (workers, telemetry, data channels) one listener holds at most; an upgrade past it is answered `503` with `Retry-After`, and an SDK tries again later. An idle connection costs the engine about 10 KiB.',
+    ),
   max_registration_bytes: positiveIntSchema
     .default(1024 * 1024)
     .describe(

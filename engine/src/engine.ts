@@ -46,6 +46,8 @@ export const DEFAULT_PORT = DEFAULT_ENGINE_PORT;
 export const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 /** Outbound bytes a worker may leave unread before the engine disconnects it: 32 MiB. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/** `max_connections` by default: ~200 MB of idle connections (about 10 KiB each) per listener. */
+export const DEFAULT_MAX_CONNECTIONS = 20_000;
 export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS };
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -70,6 +72,8 @@ export interface EngineOptions {
   maxPayload?: number;
   /** Bound on each connection's unsent outbound bytes; default 32 MiB. */
   maxBufferedBytes?: number;
+  /** WebSocket connections each listener holds at most (`max_connections`); default 20,000. */
+  maxConnections?: number;
   /** Time allowed for an upgrade request's headers; default 10000 ms. */
   handshakeTimeoutMs?: number;
   /** Load the `engine::*` functions (introspection module) when `modules` has none; default true. */
@@ -117,6 +121,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     endpoints,
     maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,

@@ -65,6 +65,7 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
     handshakeTimeoutMs: config.handshake_timeout_ms,
     maxPayload: config.max_payload_bytes,
     maxBufferedBytes: config.max_buffered_bytes,
+    maxConnections: config.max_connections,
     invocationTimeoutMs: config.invocation_timeout_ms,
     registrationLimits: {
       maxBytes: config.max_registration_bytes,

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { registerWorker, type IIIClient } from 'iii-sdk';
+import { registerWorker as registerSdkWorker } from '@svc/sdk';
 import { rawCall, spawnWorker, startEngine, waitFor, type Child, type EngineProcess } from '../harness.js';
 import { openRaw, type RawClient } from './engine-raw-client.js';
 
@@ -216,6 +217,43 @@ describe('registration limits', () => {
       expect(missing.error).toMatchObject({ code: 'function_not_found' });
     } finally {
       await c.close();
+      await limited.stop();
+    }
+  });
+});
+
+describe('connections per listener', () => {
+  it('answers an upgrade past max_connections with 503 and Retry-After, and takes connections again once one closes', async () => {
+    const limited = await startEngine({ config: { max_connections: 3 } });
+    const open = await Promise.all([openRaw(limited.url), openRaw(limited.url), openRaw(limited.url)]);
+    try {
+      // Before, every upgrade was taken: about 10 KiB of the engine's memory per idle connection, without a bound.
+      const refused = await new Promise<{ status: number | undefined; retryAfter: unknown; body: string }>(
+        (resolve, reject) => {
+          const ws = new WebSocket(limited.url);
+          ws.on('unexpected-response', (_req, res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'], body }));
+          });
+          ws.on('open', () => reject(new Error('the fourth connection was taken')));
+          ws.on('error', () => undefined);
+        },
+      );
+      expect(refused).toEqual({
+        status: 503,
+        retryAfter: '5',
+        body: 'svc engine: this listener holds 3 connections (max_connections); try again later\n',
+      });
+      // our SDK retries; it gets in once a connection closes, and the engine serves it
+      const late = registerSdkWorker(limited.url, { workerName: 'late' });
+      await open[0]!.close();
+      await late.ready();
+      late.registerFunction('late::echo', (x: unknown) => x);
+      expect(await late.trigger({ function_id: 'late::echo', payload: { ok: 1 } })).toMatchObject({ ok: 1 });
+      await late.shutdown();
+    } finally {
+      await Promise.all(open.slice(1).map((c) => c.close()));
       await limited.stop();
     }
   });

@@ -31,6 +31,9 @@ import type { GateSession, ListenerGate } from './listener-gate.js';
 import { upgradeInfo } from './upgrade-info.js';
 import { WsConnection } from './ws-connection.js';
 
+/** How often, at most, refusals for `max_connections` are logged. */
+const FULL_LOG_EVERY_MS = 10_000;
+
 /** Frames a connection may send while its session is being decided; more closes it (1008). */
 const MAX_FRAMES_BEFORE_ADMISSION = 1024;
 
@@ -41,6 +44,8 @@ export interface WsServerOptions {
   maxPayload: number;
   /** Outbound bytes a socket may have queued before the engine disconnects it. */
   maxBufferedBytes: number;
+  /** WebSocket connections this listener holds at most; an upgrade past it is answered 503. */
+  maxConnections: number;
   heartbeatIntervalMs: number;
   heartbeatTimeoutMs: number;
   /** Time allowed for the upgrade request's headers. */
@@ -66,6 +71,9 @@ export class WsServer {
   private readonly sockets = new Set<WebSocket>();
   private readonly heartbeat: Heartbeat;
   private closing: Promise<void> | undefined;
+  /** Upgrades refused for `max_connections` since the last warning, and when that was. */
+  private refusedFull = 0;
+  private fullLoggedAt = 0;
 
   constructor(
     private readonly core: EngineCore,
@@ -143,6 +151,8 @@ export class WsServer {
     const path = pathOf(req.url);
     if (this.closing !== undefined) {
       socket.destroy();
+    } else if (this.sockets.size >= this.options.maxConnections) {
+      this.refuseFull(socket, path);
     } else if (path === '/') {
       this.workers.handleUpgrade(req, socket, head, (ws) => this.onWorker(ws, req, socket));
     } else if (path === '/otel') {
@@ -151,6 +161,29 @@ export class WsServer {
       const route = this.routes.match(path);
       if (route) this.routeUpgrade(route, req, socket, head, path);
       else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    }
+  }
+
+  /**
+   * An upgrade past `max_connections`: 503 with a Retry-After, so an SDK backs off and tries again. Logged at most
+   * once per `FULL_LOG_EVERY_MS`: a client retrying in a loop must not flood the log.
+   */
+  private refuseFull(socket: Duplex, path: string): void {
+    const max = this.options.maxConnections;
+    const text = `svc engine: this listener holds ${max} connections (max_connections); try again later\n`;
+    socket.end(
+      'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\nContent-Type: text/plain\r\n' +
+        `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
+    this.refusedFull++;
+    const now = Date.now();
+    if (now - this.fullLoggedAt >= FULL_LOG_EVERY_MS) {
+      this.options.logger.warn(
+        { maxConnections: max, refused: this.refusedFull, path },
+        'connection refused: the listener holds max_connections connections',
+      );
+      this.fullLoggedAt = now;
+      this.refusedFull = 0;
     }
   }
 
