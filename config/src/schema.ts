@@ -100,6 +100,11 @@ const engineShape = {
     .describe(
       'Functions, triggers and trigger types one worker connection may hold; past it a new one is refused with `registration_limit`.',
     ),
+  max_in_flight: positiveIntSchema
+    .default(1_000_000)
+    .describe(
+      "Calls the engine may have in flight in all (sent to a worker, not answered yet); a call past it is answered with `engine_overloaded` and not sent. Bounds the engine's memory for unanswered calls (about 0.5 KB each) whatever the number of workers.",
+    ),
   max_in_flight_per_worker: positiveIntSchema
     .default(100_000)
     .describe(

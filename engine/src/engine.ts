@@ -64,6 +64,8 @@ export interface EngineOptions {
   registrationLimits?: RegistrationLimits;
   /** Calls one worker may be executing at once (`max_in_flight_per_worker`); default 100,000. */
   maxInFlightPerWorker?: number;
+  /** Calls in flight in all (`max_in_flight`); default 1,000,000. */
+  maxInFlight?: number;
   /** How often the engine pings every socket; default 10000 ms (0 disables). */
   heartbeatIntervalMs?: number;
   /** A socket silent for longer than this is dropped; default 30000 ms. */
@@ -113,6 +115,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     namesInProcessCallerTo: [WORKERS_REGISTER_FUNCTION],
     ...(options.registrationLimits !== undefined ? { registrationLimits: options.registrationLimits } : {}),
     ...(options.maxInFlightPerWorker !== undefined ? { maxInFlightPerWorker: options.maxInFlightPerWorker } : {}),
+    ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
   });
   const routes = new SocketRoutes();
   const endpoints = new PlainEndpoints();

@@ -72,6 +72,7 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
       maxPerWorker: config.max_registrations_per_worker,
     },
     maxInFlightPerWorker: config.max_in_flight_per_worker,
+    maxInFlight: config.max_in_flight,
     heartbeatIntervalMs: config.heartbeat_interval_ms,
     heartbeatTimeoutMs: config.heartbeat_timeout_ms,
     ...accessOptions(config),

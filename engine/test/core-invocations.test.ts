@@ -140,6 +140,28 @@ describe('calls in flight per worker (max_in_flight_per_worker)', () => {
     expect(exec.conn.of('invokefunction')).toHaveLength(4);
   });
 
+  it('answers engine_overloaded past max_in_flight in all, whichever workers the calls went to', () => {
+    core = new EngineCore({ logger, maxInFlight: 2 });
+    const a = connect();
+    const b = connect();
+    const caller = connect();
+    core.receive(a.worker, { type: 'registerfunction', id: 'on-a' });
+    core.receive(b.worker, { type: 'registerfunction', id: 'on-b' });
+    const first = invoke(caller.worker, 'on-a');
+    invoke(caller.worker, 'on-b');
+    // Before, only each worker's own bound applied: a client opening many executor connections multiplied it.
+    const refused = invoke(caller.worker, 'on-b');
+    expect(b.conn.of('invokefunction')).toHaveLength(1);
+    const [answerFrame] = caller.conn.of('invocationresult');
+    expect(answerFrame).toMatchObject({ invocation_id: refused, error: { code: 'engine_overloaded' } });
+    expect((answerFrame!.error as { message: string }).message).toContain(
+      'the engine has 2 calls in flight (max_in_flight); this call to on-b was not sent',
+    );
+    answer(a.worker, first, 'done');
+    invoke(caller.worker, 'on-b');
+    expect(b.conn.of('invokefunction')).toHaveLength(2);
+  });
+
   it('sends to another replica while one is full', () => {
     core = new EngineCore({ logger, maxInFlightPerWorker: 1 });
     const a = connect();

@@ -222,6 +222,34 @@ describe('registration limits', () => {
   });
 });
 
+describe('calls in flight in all', () => {
+  it('answers engine_overloaded past max_in_flight, over calls spread across workers', async () => {
+    const limited = await startEngine({ config: { max_in_flight: 5 } });
+    const hung = [await openRaw(limited.url), await openRaw(limited.url)];
+    const caller = await openRaw(limited.url);
+    try {
+      hung.forEach((h, i) => h.send({ type: 'registerfunction', id: `hung::w${i}` }));
+      await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 8; i++) {
+        const data = { i };
+        caller.send({ type: 'invokefunction', invocation_id: randomUUID(), function_id: `hung::w${i % 2}`, data });
+      }
+      await waitFor(() => caller.frames.filter((f) => f.type === 'invocationresult').length === 3, 5000, 'refusals');
+      const refused = caller.frames.filter((f) => f.type === 'invocationresult');
+      expect(refused.map((f) => (f.error as { code: string }).code)).toEqual(Array(3).fill('engine_overloaded'));
+      await waitFor(
+        () => hung.reduce((n, h) => n + h.frames.filter((f) => f.type === 'invokefunction').length, 0) === 5,
+        5000,
+        'the 5 sent',
+      );
+    } finally {
+      await caller.close();
+      await Promise.all(hung.map((h) => h.close()));
+      await limited.stop();
+    }
+  });
+});
+
 describe('connections per listener', () => {
   it('answers an upgrade past max_connections with 503 and Retry-After, and takes connections again once one closes', async () => {
     const limited = await startEngine({ config: { max_connections: 3 } });

@@ -14,7 +14,7 @@ import { InvocationLifecycle } from './invocation-lifecycle.js';
 import { InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
 import { Registrations, type RegistrationLimits } from './registrations.js';
-import { DEFAULT_MAX_IN_FLIGHT_PER_WORKER, Router } from './router.js';
+import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_WORKER, Router } from './router.js';
 import { ServiceRegistry } from './service-registry.js';
 import { TriggerFlows } from './trigger-flows.js';
 import { TriggerRegistry } from './trigger-registry.js';
@@ -33,6 +33,8 @@ export interface CoreOptions {
   registrationLimits?: RegistrationLimits;
   /** Calls one worker may be executing at once (default `DEFAULT_MAX_IN_FLIGHT_PER_WORKER`). */
   maxInFlightPerWorker?: number;
+  /** Calls in flight in all (default `DEFAULT_MAX_IN_FLIGHT`). */
+  maxInFlight?: number;
 }
 
 export class EngineCore {
@@ -55,6 +57,7 @@ export class EngineCore {
       invocationTimeoutMs: options.invocationTimeoutMs ?? DEFAULT_INVOCATION_TIMEOUT_MS,
       namesInProcessCallerTo: new Set(options.namesInProcessCallerTo ?? []),
       maxInFlightPerWorker: options.maxInFlightPerWorker ?? DEFAULT_MAX_IN_FLIGHT_PER_WORKER,
+      maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
     });
     this.flows = new TriggerFlows(this.triggers, this.logger, () => this.hooks.emitTopology({ kind: 'triggers' }));
     this.registrations = new Registrations(

@@ -33,6 +33,8 @@ export const EngineErrorCode = {
   RegistrationLimit: 'registration_limit',
   /** The executor already has `max_in_flight_per_worker` calls in flight; the call was not sent. */
   WorkerOverloaded: 'worker_overloaded',
+  /** The engine already has `max_in_flight` calls in flight; the call was not sent. */
+  EngineOverloaded: 'engine_overloaded',
   /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */
   CallerDisconnected: 'caller_disconnected',
 } as const;
@@ -60,4 +62,11 @@ export const overloadedError = (functionId: string, workerId: string, max: numbe
     EngineErrorCode.WorkerOverloaded,
     `the worker ${workerId} providing ${functionId} has ${max} calls in flight (max_in_flight_per_worker); ` +
       'this call was not sent: retry later, add replicas, or raise max_in_flight_per_worker',
+  );
+
+export const engineOverloadedError = (functionId: string, max: number): ErrorBody =>
+  errorBody(
+    EngineErrorCode.EngineOverloaded,
+    `the engine has ${max} calls in flight (max_in_flight); this call to ${functionId} was not sent: ` +
+      'retry later, or raise max_in_flight',
   );

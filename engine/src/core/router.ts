@@ -8,7 +8,7 @@ import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
 import type { CallOptions, CallRequest, InvocationOutcome } from './call.js';
 import { traceIdOf } from './call.js';
 import type { ForwardOutcome, RawFrame } from './connection.js';
-import { EngineErrorCode, errorBody, notFoundError, overloadedError } from './errors.js';
+import { EngineErrorCode, engineOverloadedError, errorBody, notFoundError, overloadedError } from './errors.js';
 import type { FunctionRegistry } from './function-registry.js';
 import { SETTLED_OK, type DispatchMiddleware, type DispatchVerdict, type Hooks } from './hooks.js';
 import { resultFrame, type InvocationLifecycle } from './invocation-lifecycle.js';
@@ -24,10 +24,14 @@ export interface RouterOptions {
    * a caller flooding a function whose handler never answers cannot grow the invocation table without bound.
    */
   maxInFlightPerWorker: number;
+  /** Calls the engine may have in flight in all; past it a call is answered `engine_overloaded` and not sent. */
+  maxInFlight: number;
 }
 
 /** `max_in_flight_per_worker` by default: ~50 MB of the engine's memory for one worker's unanswered calls. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WORKER = 100_000;
+/** `max_in_flight` by default: ~500 MB of the engine's memory for unanswered calls in all. */
+export const DEFAULT_MAX_IN_FLIGHT = 1_000_000;
 
 export class Router {
   constructor(
@@ -213,6 +217,10 @@ export class Router {
       return;
     }
     const table = this.lifecycle.table;
+    if (table.size >= this.options.maxInFlight) {
+      this.answer(call, { error: engineOverloadedError(call.functionId, this.options.maxInFlight) }, true);
+      return;
+    }
     const ownId = call.callerInvocationId;
     const sameId = ownId !== undefined && !table.has(ownId);
     const slot = sameId ? -1 : table.reserve();
