@@ -15,6 +15,12 @@ export const ratioSchema = z.number().min(0).max(1);
 export const storeMethodSchema = z.enum(['file_based', 'in_memory']);
 export type StoreMethod = z.infer<typeof storeMethodSchema>;
 
+/**
+ * `max_store_bytes` by default: 512 MiB, what a store holding everything in the worker's memory (svc-state and the
+ * builtin queue in memory, svc-stream's KvStore) keeps at most.
+ */
+export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
+
 /** Keys shared by the built-in key-value stores (state, stream, cron, builtin queue). */
 export const kvStoreShape = {
   store_method: storeMethodSchema

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   adapterSchema,
+  DEFAULT_MAX_STORE_BYTES,
   bridgeConfigSchema,
   kvStoreShape,
   positiveIntSchema,
@@ -20,9 +21,6 @@ export const QUEUE_ADAPTERS = {
   broker: 'modules::queue::BrokerAdapter',
   bridge: 'modules::queue::adapters::Bridge',
 } as const;
-
-/** `max_store_bytes` of the built-in queue by default: 512 MiB of jobs held in memory (`in_memory`). */
-export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
 
 export const builtinQueueConfigSchema = z
   .object({

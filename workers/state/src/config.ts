@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   adapterSchema,
+  DEFAULT_MAX_STORE_BYTES,
   bridgeConfigSchema,
   kvserverConfigSchema,
   kvStoreShape,
@@ -19,9 +20,6 @@ export const STATE_ADAPTERS = {
   kvserver: 'modules::state::adapters::KvserverAdapter',
   bridge: 'modules::state::adapters::Bridge',
 } as const;
-
-/** `max_store_bytes` of `KvStore` by default: 512 MiB of entries held in memory (`in_memory`). */
-export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
 
 export const stateKvStoreConfigSchema = z
   .object({

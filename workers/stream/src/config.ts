@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   adapterSchema,
+  DEFAULT_MAX_STORE_BYTES,
   bridgeConfigSchema,
   kvStoreShape,
   nonNegativeIntSchema,
@@ -21,9 +22,6 @@ export const STREAM_ADAPTERS = {
   kvserver: 'modules::stream::adapters::KvserverAdapter',
   bridge: 'modules::stream::adapters::Bridge',
 } as const;
-
-/** `max_store_bytes` of `KvStore` by default: 512 MiB of items. */
-export const DEFAULT_MAX_STORE_BYTES = 512 * 1024 * 1024;
 
 /** Like the shared KvStore keys, but `save_interval_ms: 0` is allowed: it writes every change before answering. */
 export const streamKvStoreConfigSchema = z

@@ -17,7 +17,7 @@ import type {
   TopicStats,
 } from './types.js';
 import { defaultSettings, emptyStats, resolveSettings } from './types.js';
-import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
+import { DEFAULT_MAX_STORE_BYTES } from '@svc/config-kit';
 import { QueueErrorCode } from '../error-codes.js';
 
 export interface BuiltinOptions {

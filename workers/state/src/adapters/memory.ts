@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { mebibytes } from '@svc/sdk';
-import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
+import { DEFAULT_MAX_STORE_BYTES } from '@svc/config-kit';
 import { StateErrorCode } from '../error-codes.js';
 import { byKey, changeOf, LocalFeed, parseStored } from './feed.js';
 import {

@@ -3,7 +3,7 @@ import { wrap } from '../messages.js';
 import type { UpdateOutcome } from '@svc/sdk';
 import type { ChangeListener, SetResult, StreamAdapter, StreamMetadata, UpdateResult } from './types.js';
 import { AdapterClosedError, StoreFullError } from './types.js';
-import { DEFAULT_MAX_STORE_BYTES } from '../config.js';
+import { DEFAULT_MAX_STORE_BYTES } from '@svc/config-kit';
 
 /** stream → group → item → the value as a JSON string (so reads hand out copies). */
 export type Items = Map<string, Map<string, Map<string, string>>>;
