@@ -21,13 +21,14 @@
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { WebSocket } from 'ws';
 import { portOpen } from './lib/net.mjs';
+import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -77,19 +78,6 @@ function cpuMs(pid) {
   } catch {
     return NaN;
   }
-}
-
-/** The pid of the local nats-server process (for its CPU time), or undefined. */
-function natsServerPid() {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server') return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

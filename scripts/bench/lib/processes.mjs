@@ -3,6 +3,7 @@
 // started from the repository's root, ready once their output shows a given text, stopped with SIGTERM (so a
 // process under --cpu-prof writes its profile) and SIGKILL after 5 s.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './net.mjs';
@@ -98,4 +99,20 @@ export async function startHttpPath(procs, execArgv = {}) {
   const url = `http://127.0.0.1:${httpPort}/bench/hello`;
   await waitForStatus(url, 200);
   return { engine, http, worker, url };
+}
+
+/**
+ * The pid of a nats-server process on this machine (its CPU time is part of a path through NATS), or undefined when
+ * none runs here (NATS on another host or in a container).
+ */
+export function natsServerPid() {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
