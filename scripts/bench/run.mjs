@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { meetsTarget } from './lib/targets.mjs';
+import { judgedFigure, meetsTarget } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -76,7 +76,7 @@ async function main() {
   if (judged.length > 0) {
     const missed = judged.filter((r) => !r.met);
     console.log(`\ntargets met: ${judged.length - missed.length} of ${judged.length}`);
-    for (const r of missed) console.log(`  missed: ${r.area}: ${r.name} (${r.ratio ?? r.value}, target ${r.target})`);
+    for (const r of missed) console.log(`  missed: ${r.area}: ${r.name} (${judgedFigure(r)}, target ${r.target})`);
   }
   const outDir = join(ROOT, 'bench-results');
   mkdirSync(outDir, { recursive: true });

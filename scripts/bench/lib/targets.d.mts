@@ -8,3 +8,5 @@ export interface TargetRow {
 }
 
 export function meetsTarget(row: TargetRow): boolean | undefined;
+
+export function judgedFigure(row: TargetRow): string;

@@ -9,12 +9,34 @@ const MS_PER = { ms: 1, s: 1000 };
  * and misses `≥ 0.7`.
  */
 export function meetsTarget(row) {
+  const judged = judge(row);
+  if (judged === undefined) return undefined;
+  const { op, actual, limit } = judged;
+  if (op === '≥') return actual >= limit;
+  if (op === '≤') return actual <= limit;
+  if (op === '<') return actual < limit;
+  if (op === '>') return actual > limit;
+  return actual === limit;
+}
+
+/**
+ * The figure a row's target is judged on, as the summary of missed rows prints it: the ratio, or the value with its
+ * unit for a target on the value (`p99 64.87 ms` misses `< 50 ms`, not a ratio of 0 against an overloaded peer).
+ */
+export function judgedFigure(row) {
+  const judged = judge(row);
+  if (judged === undefined) return String(row.ratio ?? row.value);
+  return judged.onValue ? `${row.value} ${row.unit ?? ''}`.trim() : String(row.ratio);
+}
+
+function judge(row) {
   const m = /^([≥≤<>]?)\s*([\d.]+)\s*(ms|s)?$/.exec(String(row.target ?? '').trim());
   if (!m) return undefined;
   const [, op, number, unit] = m;
   let limit = Number(number);
   let actual;
-  if (unit !== undefined || typeof row.ratio !== 'number') {
+  const onValue = unit !== undefined || typeof row.ratio !== 'number';
+  if (onValue) {
     actual = row.value;
     if (unit !== undefined && row.unit in MS_PER) limit = (limit * MS_PER[unit]) / MS_PER[row.unit];
   } else {
@@ -22,9 +44,5 @@ export function meetsTarget(row) {
     actual = exact !== undefined && Math.abs(exact - row.ratio) <= 0.01 ? exact : row.ratio;
   }
   if (typeof actual !== 'number') return undefined;
-  if (op === '≥') return actual >= limit;
-  if (op === '≤') return actual <= limit;
-  if (op === '<') return actual < limit;
-  if (op === '>') return actual > limit;
-  return actual === limit;
+  return { op, actual, limit, onValue };
 }

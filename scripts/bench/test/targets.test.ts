@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meetsTarget } from '../lib/targets.mjs';
+import { judgedFigure, meetsTarget } from '../lib/targets.mjs';
 
 describe("the bench's target check", () => {
   it('judges a ratio unrounded: 0.696 prints as 0.7 and misses ≥ 0.7', () => {
@@ -22,5 +22,11 @@ describe("the bench's target check", () => {
     expect(meetsTarget({ value: 0, floor: 0, unit: 'updates', target: '0' })).toBe(true);
     expect(meetsTarget({ value: 3, floor: 0, unit: 'updates', target: '0' })).toBe(false);
     expect(meetsTarget({ value: 1, unit: 'ms' })).toBeUndefined();
+  });
+
+  it('names the figure a missed row was judged on: the ratio, or the value with its unit', () => {
+    expect(judgedFigure({ value: 64.87, floor: 19892.28, ratio: 0, unit: 'ms', target: '< 50 ms' })).toBe('64.87 ms');
+    expect(judgedFigure({ value: 0.55, unit: 'KiB', target: '≤ 0.5' })).toBe('0.55 KiB');
+    expect(judgedFigure({ value: 28601, floor: 47455, ratio: 0.6, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6');
   });
 });
