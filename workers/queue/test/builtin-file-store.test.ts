@@ -61,6 +61,40 @@ process.kill(process.pid, 'SIGKILL');
 `;
 
 describe('builtin file store', () => {
+  it('says at start-up what it recovered, and first that it reads a large file', async () => {
+    const dir = tempDir();
+    const lines: string[] = [];
+    const withLines = (largeStoreBytes?: number) =>
+      new BuiltinQueueAdapter({
+        max_attempts: 3,
+        backoff_ms: 50,
+        concurrency: 10,
+        poll_interval_ms: 100,
+        mode: 'concurrent',
+        store_method: 'file_based',
+        file_path: dir,
+        save_interval_ms: 60_000,
+        largeStoreBytes,
+        onStartup: (_fields, message) => lines.push(message),
+      });
+    const first = withLines();
+    await first.start();
+    expect(lines).toEqual([]); // a new, small file: nothing to say
+    await first.enqueue('mail', { function_id: 'f', data: 1 });
+    await first.enqueue('mail', { function_id: 'f', data: 2 });
+    await first.enqueue('sms', { function_id: 'f', data: 3 });
+    await first.close();
+
+    const second = withLines(1);
+    await second.start();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^queue store: checking and loading .*queue\.db \(\d+ MiB\); svc-queue is ready once/);
+    expect(lines[1]).toMatch(
+      /^queue store: 3 jobs recovered in 2 queues \(waiting 3, delayed 0, dead letters 0\) in \d+ ms$/,
+    );
+    await second.close();
+  });
+
   it('completions written without their own fsync survive the process being killed', async () => {
     const dir = tempDir();
     const script = path.join(dir, 'child.mjs');

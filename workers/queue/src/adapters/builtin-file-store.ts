@@ -67,6 +67,9 @@ INSERT INTO jobs_by_seq (seq, id, queue, state, attempts, run_at, payload, last_
 DROP TABLE jobs;
 ALTER TABLE jobs_by_seq RENAME TO jobs`;
 
+/** The database file of a `file_path` directory. */
+export const storeFile = (dir: string): string => path.join(dir, 'queue.db');
+
 /**
  * How much job data (in characters of its stored text) the rows in memory may hold. Beyond it a new job's data is
  * in the file only and is read back when the job runs (and when its dead letter is listed): a backlog is bounded by
@@ -124,7 +127,7 @@ export class FileJobStore implements JobStore {
     private readonly heldChars = HELD_PAYLOAD_CHARS,
   ) {
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, 'queue.db');
+    const file = storeFile(dir);
     this.db = new Database(file, { timeout: 0 });
     // One process owns the file: a second svc-queue on the same file_path would run every job twice. The exclusive
     // lock is taken by the first write below and held until close (and the OS drops it if the process dies).

@@ -16,6 +16,7 @@ export async function createBackend(config: QueueConfig, logger: Logger): Promis
         ...a.config,
         queue_configs,
         onStoreError: (err) => logger.error({ err }, 'queue store write failed; new enqueues are refused'),
+        onStartup: (fields, message) => logger.info(fields, message),
       });
     }
     case QUEUE_ADAPTERS.kvserver: {
