@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BuiltinQueueAdapter } from '../src/adapters/builtin.js';
+import { BuiltinQueueAdapter, type BuiltinOptions } from '../src/adapters/builtin.js';
 import { FileJobStore, HELD_PAYLOAD_CHARS } from '../src/adapters/builtin-file-store.js';
 import type { JobRow } from '../src/adapters/builtin-store.js';
 import { waitFor } from './backends.js';
@@ -28,7 +28,7 @@ function tempDir(): string {
   return d;
 }
 
-const open = (dir: string) =>
+const open = (dir: string, extra: Partial<BuiltinOptions> = {}) =>
   new BuiltinQueueAdapter({
     max_attempts: 3,
     backoff_ms: 50,
@@ -38,6 +38,7 @@ const open = (dir: string) =>
     store_method: 'file_based',
     file_path: dir,
     save_interval_ms: 60_000,
+    ...extra,
   });
 
 /**
@@ -65,18 +66,7 @@ describe('builtin file store', () => {
     const dir = tempDir();
     const lines: string[] = [];
     const withLines = (largeStoreBytes?: number) =>
-      new BuiltinQueueAdapter({
-        max_attempts: 3,
-        backoff_ms: 50,
-        concurrency: 10,
-        poll_interval_ms: 100,
-        mode: 'concurrent',
-        store_method: 'file_based',
-        file_path: dir,
-        save_interval_ms: 60_000,
-        largeStoreBytes,
-        onStartup: (_fields, message) => lines.push(message),
-      });
+      open(dir, { largeStoreBytes, onStartup: (_fields, message) => lines.push(message) });
     const first = withLines();
     await first.start();
     expect(lines).toEqual([]); // a new, small file: nothing to say
