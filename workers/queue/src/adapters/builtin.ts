@@ -37,7 +37,7 @@ export interface BuiltinOptions {
   onStoreError?: (err: unknown) => void;
   /**
    * Start-up lines of the file store: one before it opens a file of `largeStoreBytes` or more (its check and load
-   * read the whole file: ~20 s for 4.7 GB), one after it recovered any job.
+   * read the whole file: 23 s for 4.7 GB), one after it recovered any job.
    */
   onStartup?: (fields: Record<string, unknown>, message: string) => void;
   /** The file size from which opening the store is announced; default `LARGE_STORE_BYTES`. */
