@@ -3,10 +3,13 @@
 // measured against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/.
 // `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words.
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
+// Each area's closing line gives how the machine's CPUs were spent while it ran (busy, idle, stolen by the host),
+// and a missed row whose area ran with a share of steal worth naming says so.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cpuShares, describeShares, readCpuTimes, STEAL_WORTH_NAMING } from './lib/host-cpu.mjs';
 import { judgedFigure, meetsTarget } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -51,20 +54,26 @@ async function main() {
     .sort();
   const rows = [];
   const failures = [];
+  /** Per area: its seconds and how the machine's CPUs were spent meanwhile (undefined off Linux). */
+  const areas = [];
   for (const file of scripts) {
     const area = basename(file, '.mjs');
     const mod = await import(pathToFileURL(join(HERE, file)).href);
     if (typeof mod.run !== 'function') continue;
     const started = Date.now();
+    const cpuBefore = readCpuTimes();
     console.log(`== ${area}`);
     try {
       const result = await mod.run({ log: (msg) => console.log(`   ${msg}`) });
       for (const row of result ?? []) rows.push({ area, ...row });
-      console.log(`   done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     } catch (err) {
       failures.push({ area, error: String(err?.stack ?? err) });
       console.error(`   ${area} failed: ${err?.message ?? err}`);
     }
+    const seconds = (Date.now() - started) / 1000;
+    const cpu = cpuShares(cpuBefore, readCpuTimes());
+    areas.push({ area, seconds, cpu });
+    console.log(`   done in ${seconds.toFixed(1)} s${cpu ? `; the machine's CPUs: ${describeShares(cpu)}` : ''}`);
   }
   for (const row of rows) {
     const met = meetsTarget(row);
@@ -76,14 +85,20 @@ async function main() {
   if (judged.length > 0) {
     const missed = judged.filter((r) => !r.met);
     console.log(`\ntargets met: ${judged.length - missed.length} of ${judged.length}`);
-    for (const r of missed) console.log(`  missed: ${r.area}: ${r.name} (${judgedFigure(r)}, target ${r.target})`);
+    const stolen = (area) => {
+      const steal = areas.find((a) => a.area === area)?.cpu?.steal ?? 0;
+      return steal >= STEAL_WORTH_NAMING ? `; ${Math.round(steal * 100)}% of the CPU stolen by the host meanwhile` : '';
+    };
+    for (const r of missed) {
+      console.log(`  missed: ${r.area}: ${r.name} (${judgedFigure(r)}, target ${r.target}${stolen(r.area)})`);
+    }
   }
   const outDir = join(ROOT, 'bench-results');
   mkdirSync(outDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(outDir, `bench-${stamp}.json`);
   const machine = { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg(), node: process.version };
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, rows, failures }, null, 2));
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, areas, rows, failures }, null, 2));
   console.log(
     `\nwritten to ${file} (load average at the end: ${loadavg()
       .map((l) => l.toFixed(1))
