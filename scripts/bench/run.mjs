@@ -10,7 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuShares, describeShares, readCpuTimes, STEAL_WORTH_NAMING } from './lib/host-cpu.mjs';
-import { judgedFigure, meetsTarget } from './lib/targets.mjs';
+import { describeMiss, meetsTarget } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -85,12 +85,9 @@ async function main() {
   if (judged.length > 0) {
     const missed = judged.filter((r) => !r.met);
     console.log(`\ntargets met: ${judged.length - missed.length} of ${judged.length}`);
-    const stolen = (area) => {
-      const steal = areas.find((a) => a.area === area)?.cpu?.steal ?? 0;
-      return steal >= STEAL_WORTH_NAMING ? `; ${Math.round(steal * 100)}% of the CPU stolen by the host meanwhile` : '';
-    };
     for (const r of missed) {
-      console.log(`  missed: ${r.area}: ${r.name} (${judgedFigure(r)}, target ${r.target}${stolen(r.area)})`);
+      const steal = areas.find((a) => a.area === r.area)?.cpu?.steal;
+      console.log(`  missed: ${describeMiss(r, steal, STEAL_WORTH_NAMING)}`);
     }
   }
   const outDir = join(ROOT, 'bench-results');

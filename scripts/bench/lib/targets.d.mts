@@ -10,3 +10,9 @@ export interface TargetRow {
 export function meetsTarget(row: TargetRow): boolean | undefined;
 
 export function judgedFigure(row: TargetRow): string;
+
+export function describeMiss(
+  row: TargetRow & { area: string; name: string },
+  steal?: number,
+  stealWorthNaming?: number,
+): string;

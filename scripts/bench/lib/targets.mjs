@@ -29,6 +29,16 @@ export function judgedFigure(row) {
   return judged.onValue ? `${row.value} ${row.unit ?? ''}`.trim() : String(row.ratio);
 }
 
+/**
+ * The summary line of a missed row: its area, name, judged figure and target, and the share of the CPU the host
+ * stole while its script ran when that reached `stealWorthNaming` (a noisy minute, not a regression).
+ */
+export function describeMiss(row, steal = 0, stealWorthNaming = 0.05) {
+  const stolen =
+    steal >= stealWorthNaming ? `; ${Math.round(steal * 100)}% of the CPU stolen by the host meanwhile` : '';
+  return `${row.area}: ${row.name} (${judgedFigure(row)}, target ${row.target}${stolen})`;
+}
+
 function judge(row) {
   const m = /^([≥≤<>]?)\s*([\d.]+)\s*(ms|s)?$/.exec(String(row.target ?? '').trim());
   if (!m) return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgedFigure, meetsTarget } from '../lib/targets.mjs';
+import { describeMiss, judgedFigure, meetsTarget } from '../lib/targets.mjs';
 
 describe("the bench's target check", () => {
   it('judges a ratio unrounded: 0.696 prints as 0.7 and misses ≥ 0.7', () => {
@@ -28,5 +28,23 @@ describe("the bench's target check", () => {
     expect(judgedFigure({ value: 64.87, floor: 19892.28, ratio: 0, unit: 'ms', target: '< 50 ms' })).toBe('64.87 ms');
     expect(judgedFigure({ value: 0.55, unit: 'KiB', target: '≤ 0.5' })).toBe('0.55 KiB');
     expect(judgedFigure({ value: 28601, floor: 47455, ratio: 0.6, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6');
+  });
+
+  it("names the host's steal beside a missed row only from the share worth naming", () => {
+    const row = {
+      area: 'queue',
+      name: 'queue: end to end (builtin in_memory)',
+      value: 6543,
+      floor: 6270,
+      ratio: 1.04,
+      unit: 'jobs/s',
+      target: '≥ 1.5',
+    };
+    expect(describeMiss(row, 0.14)).toBe(
+      'queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5; 14% of the CPU stolen by the host meanwhile)',
+    );
+    expect(describeMiss(row, 0.049)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
+    expect(describeMiss(row)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
+    expect(describeMiss(row, 0.05, 0.1)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
   });
 });
