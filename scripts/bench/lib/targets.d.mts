@@ -11,8 +11,4 @@ export function meetsTarget(row: TargetRow): boolean | undefined;
 
 export function judgedFigure(row: TargetRow): string;
 
-export function describeMiss(
-  row: TargetRow & { area: string; name: string },
-  steal?: number,
-  stealWorthNaming?: number,
-): string;
+export function describeMiss(row: TargetRow & { area: string; name: string }, steal?: number): string;

@@ -1,4 +1,6 @@
 // The targets of `npm run bench`'s rows: whether a row meets the one it names (run.mjs prints it beside the row).
+import { STEAL_WORTH_NAMING } from './host-cpu.mjs';
+
 /** Milliseconds in each unit a target may name. */
 const MS_PER = { ms: 1, s: 1000 };
 
@@ -31,11 +33,11 @@ export function judgedFigure(row) {
 
 /**
  * The summary line of a missed row: its area, name, judged figure and target, and the share of the CPU the host
- * stole while its script ran when that reached `stealWorthNaming` (a noisy minute, not a regression).
+ * stole while its script ran when that reached `STEAL_WORTH_NAMING` (a noisy minute, not a regression).
  */
-export function describeMiss(row, steal = 0, stealWorthNaming = 0.05) {
+export function describeMiss(row, steal = 0) {
   const stolen =
-    steal >= stealWorthNaming ? `; ${Math.round(steal * 100)}% of the CPU stolen by the host meanwhile` : '';
+    steal >= STEAL_WORTH_NAMING ? `; ${Math.round(steal * 100)}% of the CPU stolen by the host meanwhile` : '';
   return `${row.area}: ${row.name} (${judgedFigure(row)}, target ${row.target}${stolen})`;
 }
 

@@ -27,7 +27,7 @@ describe("the bench's reading of the machine's CPU time", () => {
 
   it('splits the time between two readings into busy, idle (with iowait) and stolen', () => {
     const before = readCpuTimes(stat('1000 0 500 2000 0 0 100 0'));
-    // 100 s of a two-CPU guest: 58 user + 11 system + 5 softirq busy, 20 idle + 2 iowait, 4 stolen
+    // 100 CPU-seconds (50 s of a two-CPU guest at 100 ticks a second): 58 user + 11 system + 5 softirq busy, 20 idle + 2 iowait, 4 stolen
     const after = readCpuTimes(stat('6800 0 1600 4000 200 0 600 400'));
     const shares = cpuShares(before, after)!;
     expect(shares.busy).toBeCloseTo(0.74, 5);

@@ -43,8 +43,8 @@ describe("the bench's target check", () => {
     expect(describeMiss(row, 0.14)).toBe(
       'queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5; 14% of the CPU stolen by the host meanwhile)',
     );
+    expect(describeMiss(row, 0.05)).toContain('target ≥ 1.5; 5% of the CPU stolen by the host meanwhile)');
     expect(describeMiss(row, 0.049)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
     expect(describeMiss(row)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
-    expect(describeMiss(row, 0.05, 0.1)).toBe('queue: queue: end to end (builtin in_memory) (1.04, target ≥ 1.5)');
   });
 });
