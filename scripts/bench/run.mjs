@@ -4,12 +4,14 @@
 // `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words.
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
 // Each area's closing line gives how the machine's CPUs were spent while it ran (busy, idle, stolen by the host),
-// and a missed row whose area ran with a share of steal worth naming says so.
+// and a missed row whose area ran with a share of steal worth naming says so. The first line names the host: its
+// CPUs and what a system call costs there, which moves the rows whose floor or peer is mostly system calls.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuShares, describeShares, readCpuTimes } from './lib/host-cpu.mjs';
+import { describeSystemCall, systemCallNs } from './lib/host-syscall.mjs';
 import { describeMiss, meetsTarget } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -52,6 +54,15 @@ async function main() {
       /export\s+(async\s+)?function\s+run\b|export\s*\{[^}]*\brun\b/.test(readFileSync(join(HERE, f), 'utf8')),
     )
     .sort();
+  const machine = {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    node: process.version,
+    systemCallNs: Math.round(systemCallNs()),
+  };
+  console.log(
+    `host: ${machine.cpus} × ${machine.model}, Node.js ${machine.node}; ${describeSystemCall(machine.systemCallNs)}`,
+  );
   const rows = [];
   const failures = [];
   /** Per area: its seconds and how the machine's CPUs were spent meanwhile (undefined off Linux). */
@@ -93,8 +104,14 @@ async function main() {
   mkdirSync(outDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(outDir, `bench-${stamp}.json`);
-  const machine = { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg(), node: process.version };
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, areas, rows, failures }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { at: new Date().toISOString(), machine: { ...machine, loadavg: loadavg() }, areas, rows, failures },
+      null,
+      2,
+    ),
+  );
   console.log(
     `\nwritten to ${file} (load average at the end: ${loadavg()
       .map((l) => l.toFixed(1))
