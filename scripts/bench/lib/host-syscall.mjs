@@ -1,9 +1,10 @@
 // What a system call costs on this host, measured from Node.js. Reading `process.ppid` makes a getppid(2) call
 // every time (libuv keeps no copy), reading `process.pid` makes none, so the difference per read is the price of a
-// trip into the kernel and back with Node's binding around it. Hosts differ by several times here (page-table
-// isolation, CPU buffers cleared at every return to user space, a hypervisor's exits), and so do the rows made of
-// system calls: the bare HTTP server beside svc-http spends most of its time in them. run.mjs prints the figure at
-// the top of each run and keeps it in the JSON, so that runs on different hosts can be told apart.
+// trip into the kernel and back with Node's binding around it. It depends on the host's kernel and CPU (page-table
+// isolation, CPU buffers cleared at every return to user space), and the rows whose floor or peer is mostly system
+// calls depend on it: the bare HTTP server beside svc-http spends most of its time in them. run.mjs prints the
+// figure at the top of each run and keeps it in the JSON, so that runs on different hosts can be told apart; it is
+// read once, before the first script, and does not follow a host whose speed changes from one minute to the next.
 
 /**
  * Nanoseconds per system call made from Node.js: the best of `rounds` rounds of `reads` reads each. `time(read,
