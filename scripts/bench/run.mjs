@@ -5,7 +5,7 @@
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
 // Each area's closing line gives how the machine's CPUs were spent while it ran (busy, idle, stolen by the host),
 // and a missed row whose area ran with a share of steal worth naming says so. The first line names the host: its
-// CPUs and what a system call costs there, which moves the rows whose floor or peer is mostly system calls.
+// CPUs and what a system call costs there (lib/host-syscall.mjs), read once before the first script.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
