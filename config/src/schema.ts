@@ -110,6 +110,11 @@ const engineShape = {
     .describe(
       'Calls one worker connection may be executing at once (sent to it, not answered yet); a call past it is answered with `worker_overloaded` and not sent. Bounds what a caller flooding a function whose handler never answers can make the engine hold.',
     ),
+  max_in_flight_per_caller: positiveIntSchema
+    .default(100_000)
+    .describe(
+      'Calls one connection may be waiting on at once (sent for it, not answered yet); its next call past it is answered with `caller_overloaded` and not sent. Keeps one caller from taking the whole of `max_in_flight` from the others; fire-and-forget calls do not count.',
+    ),
   invocation_timeout_ms: positiveIntSchema
     .default(DEFAULT_INVOCATION_TIMEOUT_MS)
     .describe('Engine-side deadline of an invocation that carries no `timeout_ms` of its own.'),

@@ -66,6 +66,8 @@ export interface EngineOptions {
   maxInFlightPerWorker?: number;
   /** Calls in flight in all (`max_in_flight`); default 1,000,000. */
   maxInFlight?: number;
+  /** Calls one connection may be waiting on at once (`max_in_flight_per_caller`); default 100,000. */
+  maxInFlightPerCaller?: number;
   /** How often the engine pings every socket; default 10000 ms (0 disables). */
   heartbeatIntervalMs?: number;
   /** A socket silent for longer than this is dropped; default 30000 ms. */
@@ -116,6 +118,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<RunningE
     ...(options.registrationLimits !== undefined ? { registrationLimits: options.registrationLimits } : {}),
     ...(options.maxInFlightPerWorker !== undefined ? { maxInFlightPerWorker: options.maxInFlightPerWorker } : {}),
     ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
+    ...(options.maxInFlightPerCaller !== undefined ? { maxInFlightPerCaller: options.maxInFlightPerCaller } : {}),
   });
   const routes = new SocketRoutes();
   const endpoints = new PlainEndpoints();

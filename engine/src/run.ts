@@ -73,6 +73,7 @@ export function engineOptions(config: DeepReadonly<SvcConfig>): Omit<EngineOptio
     },
     maxInFlightPerWorker: config.max_in_flight_per_worker,
     maxInFlight: config.max_in_flight,
+    maxInFlightPerCaller: config.max_in_flight_per_caller,
     heartbeatIntervalMs: config.heartbeat_interval_ms,
     heartbeatTimeoutMs: config.heartbeat_timeout_ms,
     ...accessOptions(config),

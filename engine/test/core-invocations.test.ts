@@ -162,6 +162,34 @@ describe('calls in flight per worker (max_in_flight_per_worker)', () => {
     expect(b.conn.of('invokefunction')).toHaveLength(2);
   });
 
+  it('answers caller_overloaded to a caller past max_in_flight_per_caller while other callers still get through', () => {
+    core = new EngineCore({ logger, maxInFlightPerCaller: 2 });
+    const exec = connect();
+    const flooder = connect();
+    const other = connect();
+    core.receive(exec.worker, { type: 'registerfunction', id: 'slow' });
+    const first = invoke(flooder.worker, 'slow');
+    invoke(flooder.worker, 'slow');
+    // fire-and-forget calls are not waited on: they do not count against the caller
+    core.receive(flooder.worker, { type: 'invokefunction', function_id: 'slow', data: {}, action: { type: 'void' } });
+    expect(exec.conn.of('invokefunction')).toHaveLength(3);
+    const refused = invoke(flooder.worker, 'slow');
+    expect(exec.conn.of('invokefunction')).toHaveLength(3);
+    const [answerFrame] = flooder.conn.of('invocationresult');
+    expect(answerFrame).toMatchObject({ invocation_id: refused, error: { code: 'caller_overloaded' } });
+    expect((answerFrame!.error as { message: string }).message).toContain(
+      'this connection already waits on 2 calls (max_in_flight_per_caller); this call to slow was not sent',
+    );
+    // the bound is each caller's own: another connection's calls still go out
+    invoke(other.worker, 'slow');
+    invoke(other.worker, 'slow');
+    expect(exec.conn.of('invokefunction')).toHaveLength(5);
+    // an answer gives the caller its share back
+    answer(exec.worker, first, 'done');
+    invoke(flooder.worker, 'slow');
+    expect(exec.conn.of('invokefunction')).toHaveLength(6);
+  });
+
   it('sends to another replica while one is full', () => {
     core = new EngineCore({ logger, maxInFlightPerWorker: 1 });
     const a = connect();

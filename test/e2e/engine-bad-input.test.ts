@@ -337,6 +337,49 @@ describe('calls in flight per worker', () => {
   });
 });
 
+describe('calls in flight per caller', () => {
+  it('answers caller_overloaded to a connection past max_in_flight_per_caller; another caller still gets through', async () => {
+    const limited = await startEngine({ config: { max_in_flight_per_caller: 20 } });
+    const hung = await openRaw(limited.url);
+    const flooder = await openRaw(limited.url);
+    const other = await openRaw(limited.url);
+    try {
+      hung.send({ type: 'registerfunction', id: 'hung::fn' });
+      await new Promise((r) => setTimeout(r, 100));
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const id = randomUUID();
+        ids.push(id);
+        flooder.send({ type: 'invokefunction', invocation_id: id, function_id: 'hung::fn', data: { i } });
+      }
+      const last = await flooder.next((f) => f.type === 'invocationresult' && f.invocation_id === ids[29]);
+      expect(last.error).toMatchObject({ code: 'caller_overloaded' });
+      expect((last.error as { message: string }).message).toContain(
+        'this connection already waits on 20 calls (max_in_flight_per_caller)',
+      );
+      expect(flooder.frames.filter((f) => f.type === 'invocationresult')).toHaveLength(10);
+      await waitFor(() => hung.frames.filter((f) => f.type === 'invokefunction').length === 20, 5000, 'the 20 sent');
+      // another connection's calls are not held back by the flooder's
+      const theirs = randomUUID();
+      other.send({ type: 'invokefunction', invocation_id: theirs, function_id: 'hung::fn', data: {} });
+      await waitFor(() => hung.frames.some((f) => f.invocation_id === theirs), 5000, "the other caller's call");
+      expect(other.frames.filter((f) => f.type === 'invocationresult')).toHaveLength(0);
+      // an answer gives the flooder its share back
+      const first = hung.frames.find((f) => f.type === 'invokefunction' && f.invocation_id === ids[0])!;
+      hung.send({ type: 'invocationresult', invocation_id: first.invocation_id, function_id: 'hung::fn', result: 1 });
+      await flooder.next((f) => f.type === 'invocationresult' && f.invocation_id === ids[0] && f.result === 1);
+      const again = randomUUID();
+      flooder.send({ type: 'invokefunction', invocation_id: again, function_id: 'hung::fn', data: {} });
+      await waitFor(() => hung.frames.some((f) => f.invocation_id === again), 5000, 'the call after the answer');
+    } finally {
+      await other.close();
+      await flooder.close();
+      await hung.close();
+      await limited.stop();
+    }
+  });
+});
+
 describe('floods and slow consumers', () => {
   it('survives a flood of 10,000 registrations and removes them when the worker leaves', async () => {
     const c = await openRaw(engine.url);

@@ -14,7 +14,12 @@ import { InvocationLifecycle } from './invocation-lifecycle.js';
 import { InvocationTable } from './invocation-table.js';
 import type { CoreLogger } from './logger.js';
 import { Registrations, type RegistrationLimits } from './registrations.js';
-import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_WORKER, Router } from './router.js';
+import {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_CALLER,
+  DEFAULT_MAX_IN_FLIGHT_PER_WORKER,
+  Router,
+} from './router.js';
 import { ServiceRegistry } from './service-registry.js';
 import { TriggerFlows } from './trigger-flows.js';
 import { TriggerRegistry } from './trigger-registry.js';
@@ -35,6 +40,8 @@ export interface CoreOptions {
   maxInFlightPerWorker?: number;
   /** Calls in flight in all (default `DEFAULT_MAX_IN_FLIGHT`). */
   maxInFlight?: number;
+  /** Calls one connection may be waiting on at once (default `DEFAULT_MAX_IN_FLIGHT_PER_CALLER`). */
+  maxInFlightPerCaller?: number;
 }
 
 export class EngineCore {
@@ -58,6 +65,7 @@ export class EngineCore {
       namesInProcessCallerTo: new Set(options.namesInProcessCallerTo ?? []),
       maxInFlightPerWorker: options.maxInFlightPerWorker ?? DEFAULT_MAX_IN_FLIGHT_PER_WORKER,
       maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+      maxInFlightPerCaller: options.maxInFlightPerCaller ?? DEFAULT_MAX_IN_FLIGHT_PER_CALLER,
     });
     this.flows = new TriggerFlows(this.triggers, this.logger, () => this.hooks.emitTopology({ kind: 'triggers' }));
     this.registrations = new Registrations(

@@ -35,6 +35,8 @@ export const EngineErrorCode = {
   WorkerOverloaded: 'worker_overloaded',
   /** The engine already has `max_in_flight` calls in flight; the call was not sent. */
   EngineOverloaded: 'engine_overloaded',
+  /** The caller already waits on `max_in_flight_per_caller` calls; the call was not sent. */
+  CallerOverloaded: 'caller_overloaded',
   /** How an invocation ends for lifecycle observers when its caller left (never sent; the executor is told). */
   CallerDisconnected: 'caller_disconnected',
 } as const;
@@ -69,4 +71,11 @@ export const engineOverloadedError = (functionId: string, max: number): ErrorBod
     EngineErrorCode.EngineOverloaded,
     `the engine has ${max} calls in flight (max_in_flight); this call to ${functionId} was not sent: ` +
       'retry later, or raise max_in_flight',
+  );
+
+export const callerOverloadedError = (functionId: string, max: number): ErrorBody =>
+  errorBody(
+    EngineErrorCode.CallerOverloaded,
+    `this connection already waits on ${max} calls (max_in_flight_per_caller); this call to ${functionId} was not ` +
+      'sent: wait for answers before making more calls, or raise max_in_flight_per_caller',
   );

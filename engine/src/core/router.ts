@@ -8,7 +8,14 @@ import type { ErrorBody, InvocationResult, InvokeFunction } from '@svc/sdk';
 import type { CallOptions, CallRequest, InvocationOutcome } from './call.js';
 import { traceIdOf } from './call.js';
 import type { ForwardOutcome, RawFrame } from './connection.js';
-import { EngineErrorCode, engineOverloadedError, errorBody, notFoundError, overloadedError } from './errors.js';
+import {
+  callerOverloadedError,
+  EngineErrorCode,
+  engineOverloadedError,
+  errorBody,
+  notFoundError,
+  overloadedError,
+} from './errors.js';
 import type { FunctionRegistry } from './function-registry.js';
 import { SETTLED_OK, type DispatchMiddleware, type DispatchVerdict, type Hooks } from './hooks.js';
 import { resultFrame, type InvocationLifecycle } from './invocation-lifecycle.js';
@@ -26,12 +33,19 @@ export interface RouterOptions {
   maxInFlightPerWorker: number;
   /** Calls the engine may have in flight in all; past it a call is answered `engine_overloaded` and not sent. */
   maxInFlight: number;
+  /**
+   * Calls one connection may be waiting on at once (sent for it, not answered yet); past it its next call is answered
+   * `caller_overloaded` and not sent, so one caller cannot take the whole of `maxInFlight` from the others.
+   */
+  maxInFlightPerCaller: number;
 }
 
 /** `max_in_flight_per_worker` by default: ~50 MB of the engine's memory for one worker's unanswered calls. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_WORKER = 100_000;
 /** `max_in_flight` by default: ~500 MB of the engine's memory for unanswered calls in all. */
 export const DEFAULT_MAX_IN_FLIGHT = 1_000_000;
+/** `max_in_flight_per_caller` by default: a tenth of `max_in_flight`, so ten flooding callers fill it, not one. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_CALLER = 100_000;
 
 export class Router {
   constructor(
@@ -203,6 +217,13 @@ export class Router {
     const replica = this.functions.get(call.functionId)?.pick();
     if (replica === undefined) {
       this.answer(call, { error: notFoundError(call.functionId) }, true);
+      return;
+    }
+    // a call its caller waits on counts against that caller's share first: the bound is the caller's own doing
+    const caller = call.caller;
+    const perCaller = this.options.maxInFlightPerCaller;
+    if (caller !== undefined && call.callerInvocationId !== undefined && caller.waiting.size >= perCaller) {
+      this.answer(call, { error: callerOverloadedError(call.functionId, perCaller) }, true);
       return;
     }
     // the replica with the fewest calls of this function in flight: when its worker is full (all its functions' calls
