@@ -10,11 +10,10 @@
  * and report {count, latencies, last (the time of the last receipt)} when the parent asks ("report"), then reset
  * count and latencies.
  */
-import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
+import { monotonicMs as now } from './lib/clock.mjs';
 
-const now = () => performance.timeOrigin + performance.now();
 const [role, url, n] = process.argv.slice(2);
 const silent = pino({ level: 'silent' });
 

@@ -23,10 +23,10 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { WebSocket } from 'ws';
+import { monotonicMs as now } from './lib/clock.mjs';
 import { portOpen } from './lib/net.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
@@ -38,7 +38,6 @@ const MESSAGES = Number(process.env.BENCH_EVENTS_MESSAGES ?? 20000);
 const WARM_MESSAGES = Number(process.env.BENCH_EVENTS_WARM ?? 20000);
 const LATENCY_SAMPLES = 400;
 const WINDOW = 100;
-const now = () => performance.timeOrigin + performance.now();
 
 function child(role, ...args) {
   const proc = fork(CHILD, [role, ...args], {

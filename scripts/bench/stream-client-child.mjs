@@ -1,15 +1,14 @@
 // One process of the stream-client benchmark (scripts/bench/stream-client.mjs): `count` clients of the real
 // `@motiadev/stream-client-node`, each a `Stream` with one group subscription, forked with an IPC channel
-// (advanced serialisation). Every item carries `seq` and `sentAt` (wall clock, ms, sub-ms resolution); a client
+// (advanced serialisation). Every item carries `seq` and `sentAt` (the host's monotonic clock, ms); a client
 // records one latency sample the first time its change callback shows an item with a seq it has not seen.
 // Commands: `{ cmd: 'measure', from, to }` counts seqs in [from, to) only; `{ cmd: 'collect' }` answers the
 // samples and, per seq, how many of this process's clients saw it; `{ cmd: 'close' }` ends the process.
-import { performance } from 'node:perf_hooks';
 import { Stream } from '@motiadev/stream-client-node';
+import { monotonicMs } from './lib/clock.mjs';
 
 const [url, countArg, streamName, groupId] = process.argv.slice(2);
 const count = Number(countArg);
-const wallNow = () => performance.timeOrigin + performance.now();
 
 let from = Infinity;
 let to = -Infinity;
@@ -31,7 +30,7 @@ function open() {
       synced++;
       onSynced();
     }
-    const at = wallNow();
+    const at = monotonicMs();
     for (const item of items) {
       const seq = item?.seq;
       if (typeof seq !== 'number' || last.get(item.id) === seq) continue;

@@ -24,6 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { cpuMicros } from './invoke/procs.mjs';
+import { monotonicMs } from './lib/clock.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 import { freePort } from './lib/net.mjs';
 
@@ -38,7 +39,6 @@ const WARMUP = 200;
 const ITEMS = 10;
 const FILLER = 'x'.repeat(100); // a realistic small item
 const PROFILE_DIR = process.env.BENCH_PROF ? join(ROOT, 'bench-results/profiles') : undefined;
-const wallNow = () => performance.timeOrigin + performance.now();
 
 function spawnChild(args, env, readyText, execArgv = []) {
   const proc = spawn(process.execPath, [...execArgv, ...args], {
@@ -210,7 +210,7 @@ async function startPlain() {
 
 /** The item a set writes: one of ITEMS ids (the seqs before 0 create them), its seq and send time. */
 const itemId = (seq) => `i${(seq + ITEMS) % ITEMS}`;
-const itemData = (seq) => ({ id: itemId(seq), seq, sentAt: wallNow(), filler: FILLER });
+const itemData = (seq) => ({ id: itemId(seq), seq, sentAt: monotonicMs(), filler: FILLER });
 
 /** One measurement against a started target. */
 async function measure(target, log) {
