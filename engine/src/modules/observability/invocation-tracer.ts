@@ -13,6 +13,7 @@ import type { InvocationSettled, InvocationStarted, LifecycleObserver } from '..
 import type { EngineMetrics } from './engine-metrics.js';
 import type { SpanBatch } from './span-batch.js';
 import { IdPool, SpanRecord } from './span-record.js';
+import { WallClock } from './wall-clock.js';
 
 /** Functions whose calls get no span: the telemetry path itself and the engine's own introspection. */
 export function isTracedFunction(functionId: string): boolean {
@@ -54,7 +55,7 @@ export class InvocationTracer implements LifecycleObserver {
   /** Per service: the attributes the sampler sees (its rules match the span's service) and its resource. */
   private readonly services = new Map<string, { attributes: Attributes; resource: string }>();
   private readonly ids = new IdPool();
-  private readonly timeOrigin = performance.timeOrigin;
+  private readonly clock = new WallClock();
 
   constructor(
     private readonly tracing: InvocationTracerOptions | undefined,
@@ -64,7 +65,7 @@ export class InvocationTracer implements LifecycleObserver {
   invocationStarted(event: InvocationStarted): string | undefined {
     const tracing = this.tracing;
     if (tracing === undefined || !this.isTraced(event.functionId)) return undefined;
-    const startMs = this.timeOrigin + performance.now();
+    const startMs = this.clock.now();
     const service = this.service(event.executorWorkerName);
     const parent = event.traceparent === undefined ? undefined : parseTraceparent(event.traceparent);
     const ids = this.ids;
@@ -102,7 +103,7 @@ export class InvocationTracer implements LifecycleObserver {
     this.spans.delete(event.invocationId);
     if (span.service === event.executorWorkerId) this.renameService(span, event.executorWorkerId);
     // the core's duration is measured from just before this span started, on the same clock
-    span.endMs = event.durationMs > 0 ? span.startMs + event.durationMs : this.timeOrigin + performance.now();
+    span.endMs = event.durationMs > 0 ? span.startMs + event.durationMs : this.clock.now();
     if (event.error !== undefined) {
       span.error(event.error.message, event.error.stacktrace, event.error.code);
     } else if (failed) {
@@ -115,7 +116,7 @@ export class InvocationTracer implements LifecycleObserver {
 
   /** Ends the spans still open (the module is closing) and ships every pending span. */
   close(): void {
-    const now = this.timeOrigin + performance.now();
+    const now = this.clock.now();
     for (const span of this.spans.values()) {
       span.endMs = now;
       this.tracing?.spans.add(span);
