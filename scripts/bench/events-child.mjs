@@ -24,7 +24,7 @@ let last = 0;
 function record(data) {
   count++;
   last = now();
-  if (data && typeof data.t === 'number') latencies.push(now() - data.t);
+  if (data && typeof data.t === 'number') latencies.push(last - data.t);
 }
 
 process.on('SIGTERM', () => process.exit(0));
