@@ -21,7 +21,6 @@
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -30,6 +29,7 @@ import { monotonicMs as now } from './lib/clock.mjs';
 import { portOpen } from './lib/net.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'events-child.mjs');
@@ -67,18 +67,6 @@ function child(role, ...args) {
   return { first, report, stop, pid: proc.pid };
 }
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-/** CPU time (user + system, ms) process `pid` used so far, from /proc/<pid>/stat; NaN when unreadable. */
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND; // utime, stime
-  } catch {
-    return NaN;
-  }
-}
-
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /**
@@ -87,7 +75,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
  * CPU time over the run divided by the deliveries: µs of CPU per delivered message, per process.
  */
 async function drive(publish, subscriber, count, window, copies, procs = {}) {
-  const cpuBefore = Object.fromEntries(Object.entries(procs).map(([name, pid]) => [name, cpuMs(pid)]));
+  const cpuBefore = Object.fromEntries(Object.entries(procs).map(([name, pid]) => [name, cpuMicros(pid) ?? NaN]));
   const started = now();
   let next = 0;
   const worker = async () => {
@@ -110,7 +98,7 @@ async function drive(publish, subscriber, count, window, copies, procs = {}) {
   }
   const seconds = (last - started) / 1000;
   const cpuPerMessage = Object.fromEntries(
-    Object.entries(procs).map(([name, pid]) => [name, ((cpuMs(pid) - cpuBefore[name]) * 1000) / received]),
+    Object.entries(procs).map(([name, pid]) => [name, ((cpuMicros(pid) ?? NaN) - cpuBefore[name]) / received]),
   );
   latencies.sort((a, b) => a - b);
   return {

@@ -11,13 +11,13 @@
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, portOpen } from './lib/net.mjs';
 import { start, startHttpPath, waitForStatus } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
@@ -33,30 +33,19 @@ const profiled = (name) =>
     ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
     : [];
 
-/** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
-function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Starts counting the CPU of `pids` and of this process (`generator`: autocannon runs here); the function it returns
  * gives each one's µs per request over `requests` (a process /proc cannot read is left out).
  */
 function measureCpu(pids) {
-  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMicros(pid) ?? NaN]));
   const generatorBefore = process.cpuUsage();
   return (requests) => {
     const generator = process.cpuUsage(generatorBefore);
     const used = { generator: (generator.user + generator.system) / requests };
     for (const [k, pid] of Object.entries(pids)) {
-      const seconds = cpuSeconds(pid) - before[k];
-      if (Number.isFinite(seconds)) used[k] = (seconds * 1e6) / requests;
+      const micros = (cpuMicros(pid) ?? NaN) - before[k];
+      if (Number.isFinite(micros)) used[k] = micros / requests;
     }
     return used;
   };

@@ -11,14 +11,16 @@
 // of a fresh process set are still being compiled, ours more than a relay's few lines; the p50 of the first 1,000
 // calls after 200 is printed beside it for reference); iii-sdk through the engine ≥ 1.0× Moleculer; the two rates
 // restated as CPU per call summed over each path's processes (ours: caller, engine, executor; Moleculer's: two
-// brokers and the NATS server when it runs on this machine), ≤ 0.67× and ≤ 1.0×. Best of BENCH_ROUNDS (2)
+// brokers and the NATS server when it runs on this machine), ≤ 0.67× and ≤ 1.0×. Each round also prints each
+// process's CPU per sequential call with its user-space part in brackets. Best of BENCH_ROUNDS (2)
 // interleaved rounds. With BENCH_PROF=1 a last, unscored run at 256 outstanding of each path through the engine
 // (svc, iii) writes the engine's CPU profile to bench-results/profiles/engine-<path>/.
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portOpen } from './lib/net.mjs';
-import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
+import { role, startEngineProcess } from './invoke/procs.mjs';
+import { cpuMicros, cpuTimes } from './lib/process-cpu.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -95,10 +97,14 @@ async function measure(caller, pids) {
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
   const perProcess = pids.map((pid, i) => (cpuOf([pid]) - before[i]) / calls);
   const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
-  const beforeSeq = pids.map((pid) => cpuOf([pid]));
+  const beforeSeq = pids.map(userAndTotal);
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
-  // CPU per sequential call (the warm-up's calls included), each process
-  const seqPerProcess = pids.map((pid, i) => (cpuOf([pid]) - beforeSeq[i]) / (STEADY_SEQ_CALLS + STEADY_SEQ_WARM));
+  // CPU per sequential call (the warm-up's calls included), each process, and the user-space part of it: system
+  // calls per call are the same on every path here, so a gap between two paths shows in the user time
+  const seqCalls = STEADY_SEQ_CALLS + STEADY_SEQ_WARM;
+  const afterSeq = pids.map(userAndTotal);
+  const seqPerProcess = afterSeq.map((after, i) => (after.total - beforeSeq[i].total) / seqCalls);
+  const seqUserPerProcess = afterSeq.map((after, i) => (after.user - beforeSeq[i].user) / seqCalls);
   return {
     p50: seq.p50,
     p99: seq.p99,
@@ -107,7 +113,14 @@ async function measure(caller, pids) {
     cpuPerCall,
     perProcess,
     seqPerProcess,
+    seqUserPerProcess,
   };
+}
+
+/** A process's user and total CPU µs so far (NaN for both once it is gone). */
+function userAndTotal(pid) {
+  const times = cpuTimes(pid);
+  return times === undefined ? { user: NaN, total: NaN } : times;
 }
 
 /** The processes of a path, in the order `withPeer` lists their pids. */
@@ -128,6 +141,7 @@ function best(a, b) {
     cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
     perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
     seqPerProcess: a.p50 <= b.p50 ? a.seqPerProcess : b.seqPerProcess,
+    seqUserPerProcess: a.p50 <= b.p50 ? a.seqUserPerProcess : b.seqUserPerProcess,
   };
 }
 
@@ -151,8 +165,8 @@ export async function run({ log = console.log } = {}) {
           `${Math.round(r.perSecond)} calls/s @256, ` +
           `${us(r.cpuPerCall)} µs CPU/call (${processNames(kind, r)
             .map((name, i) => `${name} ${us(r.perProcess[i])}`)
-            .join(', ')}); sequential CPU µs/call ${processNames(kind, r)
-            .map((name, i) => `${name} ${us(r.seqPerProcess[i])}`)
+            .join(', ')}); sequential CPU µs/call (user) ${processNames(kind, r)
+            .map((name, i) => `${name} ${us(r.seqPerProcess[i])} (${us(r.seqUserPerProcess[i])})`)
             .join(', ')} (best so far)`,
       );
     }

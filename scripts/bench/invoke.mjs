@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { cpuMicros, role, startEngineProcess } from './invoke/procs.mjs';
+import { role, startEngineProcess } from './invoke/procs.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

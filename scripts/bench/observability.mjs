@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { freePort, probe, round2, waitUntil } from './lib/net.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -105,16 +106,6 @@ function rssMiB(pid) {
   }
 }
 
-/** CPU time (user + system) of process `pid` so far, ms; undefined when it is gone. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 100 Hz ticks
-  } catch {
-    return undefined;
-  }
-}
-
 /** One engine with one executor and one caller on it, ready to be driven. */
 async function stack(tracing) {
   const engine = await startEngine(tracing);
@@ -147,9 +138,9 @@ async function stack(tracing) {
 
 /** One slice of `ms` at 256 outstanding on `s`, its calls and each process's CPU added to the stack's totals. */
 async function slice(s, ms) {
-  const before = Object.fromEntries(Object.entries(s.pids).map(([k, pid]) => [k, pid ? cpuMs(pid) : 0]));
+  const before = Object.fromEntries(Object.entries(s.pids).map(([k, pid]) => [k, pid ? cpuMicros(pid) : 0]));
   const { perSecond } = await s.caller.ask({ cmd: 'tput', concurrency: 256, ms, size: 100, warmMs: WARM_MS });
-  for (const [k, pid] of Object.entries(s.pids)) if (pid) s.cpu[k] += (cpuMs(pid) ?? 0) - before[k];
+  for (const [k, pid] of Object.entries(s.pids)) if (pid) s.cpu[k] += ((cpuMicros(pid) ?? 0) - before[k]) / 1000;
   s.calls += (perSecond * ms) / 1000;
   s.seconds += ms / 1000;
   return perSecond;

@@ -17,7 +17,7 @@
  *   SVC_BENCH_QUEUE_JOBS=5000 node scripts/bench/queue.mjs
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -29,6 +29,7 @@ import { Redis } from 'ioredis';
 import { BrokerAdapter, BuiltinQueueAdapter, KvserverAdapter } from '../../workers/queue/dist/index.js';
 import { freePort, waitUntil, probe, portOpen } from './lib/net.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const JOBS = Number(process.env.SVC_BENCH_QUEUE_JOBS ?? 20000);
@@ -49,17 +50,6 @@ const profiled = (name) =>
   process.env.BENCH_PROF === '1'
     ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`]
     : [];
-
-/** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
-function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return undefined;
-  }
-}
 
 /** Jobs per measured run; the warm-up runs use fewer. */
 let jobs = JOBS;
@@ -225,10 +215,10 @@ async function throughEngine(log, storeMethod = 'in_memory') {
     jobs = measured;
     done.n = 0;
     const pids = { engine: engine.pid, 'svc-queue': queue.pid, 'producer + worker': process.pid };
-    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMicros(pid) ?? NaN]));
     const rate = await drive(enqueue, done);
     const cpu = Object.entries(pids).map(
-      ([k, pid]) => `${k} ${(((cpuSeconds(pid) - before[k]) * 1e6) / jobs).toFixed(0)}`,
+      ([k, pid]) => `${k} ${(((cpuMicros(pid) ?? NaN) - before[k]) / jobs).toFixed(0)}`,
     );
     log(`end to end (${storeMethod}): ${rate.toFixed(0)} jobs/s; CPU per job (µs, user + system): ${cpu.join(', ')}`);
     return rate;

@@ -6,13 +6,14 @@
 // Targets: engine alone < 300 ms, full default stack < 1.5 s.
 //   node scripts/bench/run.mjs startup      (needs `npm run build` first)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './lib/net.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'cli/dist/main.js');
@@ -34,7 +35,7 @@ function timeUntil(args, { pattern, env = {}, cwd = ROOT, timeoutMs = 30000 }) {
     );
     const finish = (result) => {
       if (done) return;
-      if (typeof result === 'number') cpuAtReady.push(cpuMs(child.pid));
+      if (typeof result === 'number') cpuAtReady.push((cpuMicros(child.pid) ?? NaN) / 1000);
       done = true;
       clearTimeout(timer);
       child.once('exit', () => (result instanceof Error ? reject(result) : resolve(result)));
@@ -55,17 +56,6 @@ function timeUntil(args, { pattern, env = {}, cwd = ROOT, timeoutMs = 30000 }) {
       } else if (!done) finish(new Error(`exited with ${code} before "${pattern}":\n${output.slice(-2000)}`));
     });
   });
-}
-
-/** CPU time (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 const cpuAtReady = [];

@@ -23,7 +23,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { cpuMicros } from './invoke/procs.mjs';
+import { cpuMicros } from './lib/process-cpu.mjs';
 import { monotonicMs } from './lib/clock.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 import { freePort } from './lib/net.mjs';

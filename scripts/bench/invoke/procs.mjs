@@ -1,7 +1,6 @@
 // Processes of the invoke benchmarks: a role of invoke/roles.mjs forked and driven over IPC, the engine on a free
 // port, and a process's CPU time.
 import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -69,16 +68,6 @@ export async function startEngineProcess({ cpuProfDir } = {}) {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('engine did not start');
-}
-
-/** CPU time (user + system) a process has used, µs, from /proc (Linux); undefined elsewhere. */
-export function cpuMicros(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Ends a child process and resolves once it has exited (SIGKILL after 2 s). */
