@@ -99,8 +99,9 @@ async function measure(caller, pids) {
   const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
   const beforeSeq = pids.map(userAndTotal);
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
-  // CPU per sequential call (the warm-up's calls included), each process, and the user-space part of it: system
-  // calls per call are the same on every path here, so a gap between two paths shows in the user time
+  // CPU per sequential call (the warm-up's calls included), each process, and the user-space part of it: every path
+  // here makes the same system calls per call, so the user part is each side's own code and the rest mostly what
+  // its wake-ups cost (docs/performance.md, "CC–CF")
   const seqCalls = STEADY_SEQ_CALLS + STEADY_SEQ_WARM;
   const afterSeq = pids.map(userAndTotal);
   const seqPerProcess = afterSeq.map((after, i) => (after.total - beforeSeq[i].total) / seqCalls);
