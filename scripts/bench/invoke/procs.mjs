@@ -1,5 +1,5 @@
 // Processes of the invoke benchmarks: a role of invoke/roles.mjs forked and driven over IPC, the engine on a free
-// port, and a process's CPU time.
+// port, and the end of a child process (a process's CPU time is read by lib/process-cpu.mjs).
 import { fork, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
