@@ -1,6 +1,7 @@
 // The caller side shared by every invoke bench role: sequential latency and throughput at a fixed number of
 // outstanding calls, driven by the parent over IPC ({ cmd: 'seq', n, size, warm? (unmeasured calls first, default
-// 200) } | { cmd: 'tput', concurrency, ms, size, warmMs? (unmeasured calls first, default 200) }).
+// 200) } | { cmd: 'tput', concurrency, ms, size, warmMs? (unmeasured calls first, default 200) } | { cmd: 'tput',
+// concurrency, calls, size, warmMs: 0 }: exactly `calls` calls, however long they take).
 
 export function payload(size) {
   return { s: 'x'.repeat(Math.max(0, size - 8)) };
@@ -31,8 +32,10 @@ export function serve(call) {
       while (Date.now() < warmEnd) await Promise.all(Array.from({ length: cmd.concurrency }, () => call(data)));
       const start = process.hrtime.bigint();
       const end = Date.now() + cmd.ms;
+      let started = 0;
+      const more = cmd.calls === undefined ? () => Date.now() < end : () => started++ < cmd.calls;
       const lane = async () => {
-        while (Date.now() < end) {
+        while (more()) {
           await call(data);
           done++;
         }

@@ -10,18 +10,24 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../../..');
 const ROLES = join(HERE, 'roles.mjs');
 
-/** Forks a role and resolves once it reports ready; `ask(cmd)` sends one IPC command and resolves its answer. */
-export function role(name, url, env = {}, execArgv = []) {
+/**
+ * Forks a role and resolves once it reports ready; `ask(cmd)` sends one IPC command and resolves its answer.
+ * `wrapper` (a command and its arguments, such as valgrind's) runs the role's Node.js under it, still over IPC.
+ */
+export function role(name, url, env = {}, execArgv = [], wrapper = undefined) {
   // BENCH_ROLE_PROF_DIR=<dir>: every role (caller, executor, relay, peers) runs under --cpu-prof, written there
   const profDir = process.env.BENCH_ROLE_PROF_DIR;
-  const child = fork(ROLES, [name, url], {
+  const nodeArgs = profDir
+    ? [...execArgv, '--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : execArgv;
+  const options = {
     cwd: ROOT,
-    execArgv: profDir
-      ? [...execArgv, '--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`]
-      : execArgv,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  };
+  const child = wrapper
+    ? spawn(wrapper[0], [...wrapper.slice(1), process.execPath, ...nodeArgs, ROLES, name, url], options)
+    : fork(ROLES, [name, url], { ...options, execArgv: nodeArgs });
   const ready = new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`bench role ${name} exited with ${code}`)));
@@ -41,21 +47,22 @@ export function role(name, url, env = {}, execArgv = []) {
 
 /**
  * The engine on a free port. `cpuProfDir` runs it under `--cpu-prof`: the profile is written there when `stop()`
- * ends it with SIGTERM (a SIGKILLed process writes none).
+ * ends it with SIGTERM (a SIGKILLed process writes none). `wrapper` runs it under another command (valgrind's),
+ * given `readyMs` to answer (10 s by default).
  */
-export async function startEngineProcess({ cpuProfDir } = {}) {
+export async function startEngineProcess({ cpuProfDir, wrapper, readyMs = 10_000 } = {}) {
   const port = await freePort();
   const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const proc = spawn(
-    process.execPath,
-    [...prof, join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const args = [...prof, join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'];
+  const proc = wrapper
+    ? spawn(wrapper[0], [...wrapper.slice(1), process.execPath, ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
+    : spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `ws://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + readyMs;
+  while (Date.now() < deadline) {
     const ok = await new Promise((resolve) => {
       const ws = new WebSocket(url);
       ws.on('message', () => {
@@ -67,7 +74,8 @@ export async function startEngineProcess({ cpuProfDir } = {}) {
     if (ok) return { url, pid: proc.pid, stop: () => stopProcess(proc, cpuProfDir ? 'SIGTERM' : 'SIGKILL') };
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('engine did not start');
+  proc.kill('SIGKILL');
+  throw new Error(`engine did not answer on ${url} within ${readyMs} ms`);
 }
 
 /** Ends a child process and resolves once it has exited (SIGKILL after 2 s). */

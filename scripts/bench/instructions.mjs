@@ -1,0 +1,153 @@
+// Instructions per call, counted by valgrind's callgrind (lib/callgrind.mjs): each process of an invoke path runs
+// under it, and every user-space instruction it runs in a measured window (its JavaScript, V8 and Node.js, its
+// compiler and garbage collector threads) is counted. A count is the same for the same work whatever else the host
+// does, where calls per second and CPU time move with it; it leaves out what the kernel and the hypervisor spend
+// (system calls, wake-ups) and what a cache or TLB miss costs. Paths (100 B payloads, as in invoke-peers):
+//   svc     our SDK caller → engine → our SDK executor
+//   relay   raw `ws` caller → a `ws` relay that parses and re-serialises every JSON frame → raw `ws` executor
+//   iii     iii-sdk caller → engine → iii-sdk executor
+// Each path: BENCH_INSTR_WARM (3,000) unmeasured sequential calls, BENCH_INSTR_SEQ (1,000) measured ones, then
+// BENCH_INSTR_TPUT (10,000) unmeasured and as many measured calls at 256 outstanding. Rows: each process's
+// instructions per call against the same process of the relay's path (the engine against the relay), and the iii
+// path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
+// Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (~8 minutes):
+// `node scripts/bench/run.mjs instructions`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { role, startEngineProcess, stopProcess } from './invoke/procs.mjs';
+import { callgrindAvailable, callgrindCommand, dumpCounts, zeroCounts } from './lib/callgrind.mjs';
+import { runWhenCalledDirectly } from './lib/main.mjs';
+
+const WARM = Number(process.env.BENCH_INSTR_WARM ?? 3000);
+const SEQ = Number(process.env.BENCH_INSTR_SEQ ?? 1000);
+const TPUT = Number(process.env.BENCH_INSTR_TPUT ?? 10000);
+const PATHS = (process.env.BENCH_INSTR_PATHS ?? 'svc,relay,iii').split(',');
+const SIZE = 100;
+/** A process under callgrind runs ~50 times slower: the engine's start and a worker's registration take seconds. */
+const START_MS = 120_000;
+const REGISTRATION_MS = 3000;
+
+const ROLE_NAMES = {
+  svc: ['sdk-executor', 'sdk-caller'],
+  relay: ['executor', 'caller'],
+  iii: ['iii-executor', 'iii-caller'],
+};
+
+/** One path's processes under callgrind: instructions per call of each (middle, executor, caller), sequential and at 256 outstanding. */
+async function countPath(kind, dir, log) {
+  const wrapper = callgrindCommand(dir);
+  const stops = [];
+  try {
+    let url;
+    let middlePid;
+    if (kind === 'relay') {
+      const relay = role('json-relay', '', {}, [], wrapper);
+      stops.push(() => stopProcess(relay.child, 'SIGKILL'));
+      const { port } = await relay.ready;
+      url = `ws://127.0.0.1:${port}`;
+      middlePid = relay.child.pid;
+    } else {
+      const engine = await startEngineProcess({ wrapper, readyMs: START_MS });
+      stops.push(() => engine.stop());
+      url = engine.url;
+      middlePid = engine.pid;
+    }
+    const suffix = kind === 'relay' ? ['/exec', '/call'] : ['', ''];
+    const [executorName, callerName] = ROLE_NAMES[kind];
+    const executor = role(executorName, url + suffix[0], {}, [], wrapper);
+    stops.push(() => stopProcess(executor.child, 'SIGKILL'));
+    await executor.ready;
+    // its registration reaches a middle process that runs as slowly: give it time before the first call
+    await new Promise((r) => setTimeout(r, REGISTRATION_MS));
+    const caller = role(callerName, url + suffix[1], {}, [], wrapper);
+    stops.push(() => stopProcess(caller.child, 'SIGKILL'));
+    await caller.ready;
+    const pids = [middlePid, executor.child.pid, caller.child.pid];
+    const window = async (cmd, calls) => {
+      for (const pid of pids) zeroCounts(pid);
+      await caller.ask(cmd);
+      const counts = pids.map((pid) => dumpCounts(pid, dir));
+      return { main: counts.map((c) => c.main / calls), all: counts.map((c) => c.all / calls) };
+    };
+    const started = Date.now();
+    await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
+    const seq = await window({ cmd: 'seq', n: SEQ, warm: 0, size: SIZE }, SEQ);
+    await caller.ask({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE });
+    const tput = await window({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE }, TPUT);
+    const k = (xs) => xs.map((x) => (x / 1000).toFixed(1)).join(', ');
+    log(
+      `${kind}: k instructions per call on the main thread (middle, executor, caller): sequential ${k(seq.main)}; ` +
+        `@256 ${k(tput.main)}; on all threads: sequential ${k(seq.all)}; @256 ${k(tput.all)} ` +
+        `(${((Date.now() - started) / 1000).toFixed(0)} s under callgrind)`,
+    );
+    return { seq: seq.main, tput: tput.main };
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+}
+
+const PROCESS = ['middle process', 'executor', 'caller'];
+const WHO = {
+  svc: ['engine', "our SDK's executor", "our SDK's caller"],
+  relay: ['JSON relay', 'raw ws executor', 'raw ws caller'],
+  iii: ['engine', 'iii-sdk executor', 'iii-sdk caller'],
+};
+const round1 = (x) => Math.round(x / 100) / 10;
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+/** Rows of one path against another's same processes, and their sums. */
+function rows(kind, counts, against, againstCounts, peer) {
+  const out = [];
+  for (const mode of ['seq', 'tput']) {
+    const label = mode === 'seq' ? 'sequential' : '@256';
+    const own = counts[mode];
+    const theirs = againstCounts[mode];
+    for (let i = 0; i < 3; i++) {
+      out.push({
+        name: `k instructions per call ${label}, ${kind} path: ${WHO[kind][i]} (against ${WHO[against][i].startsWith('our') ? '' : 'the '}${WHO[against][i]})`,
+        value: round1(own[i]),
+        unit: 'k instr/call',
+        floor: round1(theirs[i]),
+        peer: `${peer}: ${PROCESS[i]}`,
+        ratio: Math.round((own[i] / theirs[i]) * 100) / 100,
+      });
+    }
+    out.push({
+      name: `k instructions per call ${label}, ${kind} path: its three processes`,
+      value: round1(sum(own)),
+      unit: 'k instr/call',
+      floor: round1(sum(theirs)),
+      peer: `${peer}: three processes`,
+      ratio: Math.round((sum(own) / sum(theirs)) * 100) / 100,
+    });
+  }
+  return out;
+}
+
+/** Runs only when asked for by name (run.mjs). */
+export const namedOnly = true;
+
+export async function run({ log = console.log } = {}) {
+  if (!callgrindAvailable()) {
+    log('instructions: skipped: valgrind (with callgrind_control) is not installed');
+    return [];
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-callgrind-'));
+  try {
+    log(
+      `instructions: each path's three processes under callgrind; ${WARM} unmeasured and ${SEQ} measured sequential ` +
+        `calls, then ${TPUT} and ${TPUT} at 256 outstanding (100 B)`,
+    );
+    const counts = {};
+    for (const kind of PATHS) counts[kind] = await countPath(kind, dir, log);
+    const out = [];
+    if (counts.svc && counts.relay) out.push(...rows('svc', counts.svc, 'relay', counts.relay, 'the JSON relay path'));
+    if (counts.iii && counts.svc) out.push(...rows('iii', counts.iii, 'svc', counts.svc, 'our SDK path'));
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runWhenCalledDirectly(import.meta.url, run);
