@@ -10,11 +10,13 @@
 // BENCH_INSTR_TPUT (10,000) unmeasured and as many measured calls at 256 outstanding. Rows: each process's
 // instructions per call against the same process of the relay's path (the engine against the relay), and the iii
 // path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
-// Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (~8 minutes):
+// BENCH_INSTR_KEEP=<dir> keeps the dumps and each process's perf map, and prints for each process the
+// `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and
+// by function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (~8 minutes):
 // `node scripts/bench/run.mjs instructions`.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { role, startEngineProcess, stopProcess } from './invoke/procs.mjs';
 import { callgrindAvailable, callgrindCommand, dumpCounts, zeroCounts } from './lib/callgrind.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
@@ -23,6 +25,10 @@ const WARM = Number(process.env.BENCH_INSTR_WARM ?? 3000);
 const SEQ = Number(process.env.BENCH_INSTR_SEQ ?? 1000);
 const TPUT = Number(process.env.BENCH_INSTR_TPUT ?? 10000);
 const PATHS = (process.env.BENCH_INSTR_PATHS ?? 'svc,relay,iii').split(',');
+// BENCH_INSTR_KEEP=<dir>: the dumps are kept there with each process's perf map, for callgrind-summary.mjs
+const KEEP = process.env.BENCH_INSTR_KEEP ? resolve(process.env.BENCH_INSTR_KEEP) : undefined;
+// (V8 also writes a small log of its own with the perf map: kept there too, not in the working directory)
+const NODE_ARGS = KEEP ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(KEEP, 'v8-%p.log')}`] : [];
 const SIZE = 100;
 /** A process under callgrind runs ~50 times slower: the engine's start and a worker's registration take seconds. */
 const START_MS = 120_000;
@@ -42,25 +48,25 @@ async function countPath(kind, dir, log) {
     let url;
     let middlePid;
     if (kind === 'relay') {
-      const relay = role('json-relay', '', {}, [], wrapper);
+      const relay = role('json-relay', '', {}, NODE_ARGS, wrapper);
       stops.push(() => stopProcess(relay.child, 'SIGKILL'));
       const { port } = await relay.ready;
       url = `ws://127.0.0.1:${port}`;
       middlePid = relay.child.pid;
     } else {
-      const engine = await startEngineProcess({ wrapper, readyMs: START_MS });
+      const engine = await startEngineProcess({ wrapper, readyMs: START_MS, execArgv: NODE_ARGS });
       stops.push(() => engine.stop());
       url = engine.url;
       middlePid = engine.pid;
     }
     const suffix = kind === 'relay' ? ['/exec', '/call'] : ['', ''];
     const [executorName, callerName] = ROLE_NAMES[kind];
-    const executor = role(executorName, url + suffix[0], {}, [], wrapper);
+    const executor = role(executorName, url + suffix[0], {}, NODE_ARGS, wrapper);
     stops.push(() => stopProcess(executor.child, 'SIGKILL'));
     await executor.ready;
     // its registration reaches a middle process that runs as slowly: give it time before the first call
     await new Promise((r) => setTimeout(r, REGISTRATION_MS));
-    const caller = role(callerName, url + suffix[1], {}, [], wrapper);
+    const caller = role(callerName, url + suffix[1], {}, NODE_ARGS, wrapper);
     stops.push(() => stopProcess(caller.child, 'SIGKILL'));
     await caller.ready;
     const pids = [middlePid, executor.child.pid, caller.child.pid];
@@ -81,10 +87,23 @@ async function countPath(kind, dir, log) {
         `@256 ${k(tput.main)}; on all threads: sequential ${k(seq.all)}; @256 ${k(tput.all)} ` +
         `(${((Date.now() - started) / 1000).toFixed(0)} s under callgrind)`,
     );
+    if (KEEP) keepMaps(kind, pids, log);
     return { seq: seq.main, tput: tput.main };
   } finally {
     for (const stop of stops.reverse()) await stop();
   }
+}
+
+/** Copies each process's perf map beside its dumps and prints the commands that summarise its two windows. */
+function keepMaps(kind, pids, log) {
+  pids.forEach((pid, i) => {
+    const map = `/tmp/perf-${pid}.map`;
+    if (existsSync(map)) copyFileSync(map, join(KEEP, `perf-${pid}.map`));
+    const summary = (dump, calls) =>
+      `node scripts/bench/callgrind-summary.mjs ${join(KEEP, `callgrind.${pid}.${dump}-01`)} ` +
+      `--map ${join(KEEP, `perf-${pid}.map`)} --calls ${calls}`;
+    log(`${kind} ${WHO[kind][i]}: ${summary(1, SEQ)} (sequential); ${summary(2, TPUT)} (@256)`);
+  });
 }
 
 const PROCESS = ['middle process', 'executor', 'caller'];
@@ -133,7 +152,8 @@ export async function run({ log = console.log } = {}) {
     log('instructions: skipped: valgrind (with callgrind_control) is not installed');
     return [];
   }
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-callgrind-'));
+  if (KEEP) mkdirSync(KEEP, { recursive: true });
+  const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'svc-bench-callgrind-'));
   try {
     log(
       `instructions: each path's three processes under callgrind; ${WARM} unmeasured and ${SEQ} measured sequential ` +
@@ -146,7 +166,7 @@ export async function run({ log = console.log } = {}) {
     if (counts.iii && counts.svc) out.push(...rows('iii', counts.iii, 'svc', counts.svc, 'our SDK path'));
     return out;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
 }
 

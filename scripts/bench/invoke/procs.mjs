@@ -48,12 +48,12 @@ export function role(name, url, env = {}, execArgv = [], wrapper = undefined) {
 /**
  * The engine on a free port. `cpuProfDir` runs it under `--cpu-prof`: the profile is written there when `stop()`
  * ends it with SIGTERM (a SIGKILLed process writes none). `wrapper` runs it under another command (valgrind's),
- * given `readyMs` to answer (10 s by default).
+ * given `readyMs` to answer (10 s by default); `execArgv` are Node.js options for it.
  */
-export async function startEngineProcess({ cpuProfDir, wrapper, readyMs = 10_000 } = {}) {
+export async function startEngineProcess({ cpuProfDir, wrapper, readyMs = 10_000, execArgv = [] } = {}) {
   const port = await freePort();
   const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const args = [...prof, join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'];
+  const args = [...execArgv, ...prof, join(ROOT, 'engine/dist/main.js'), '--port', String(port), '--log-level', 'warn'];
   const proc = wrapper
     ? spawn(wrapper[0], [...wrapper.slice(1), process.execPath, ...args], {
         cwd: ROOT,
