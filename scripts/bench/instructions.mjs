@@ -1,8 +1,10 @@
 // Instructions per call, counted by valgrind's callgrind (lib/callgrind.mjs): each process of an invoke path runs
-// under it, and every user-space instruction it runs in a measured window (its JavaScript, V8 and Node.js, its
-// compiler and garbage collector threads) is counted. A count is the same for the same work whatever else the host
-// does, where calls per second and CPU time move with it; it leaves out what the kernel and the hypervisor spend
-// (system calls, wake-ups) and what a cache or TLB miss costs. Paths (100 B payloads, as in invoke-peers):
+// under it, and every user-space instruction each of its threads runs in a measured window is counted. The rows give
+// the main thread's, where the process's JavaScript and socket work run; the log line gives all threads' as well (V8's
+// compiler and garbage collector helpers run when V8 decides, and move that count from run to run). A count is the
+// same for the same work whatever else the host does, where calls per second and CPU time move with it; it leaves
+// out what the kernel and the hypervisor spend (system calls, wake-ups) and what a cache or TLB miss costs. Paths
+// (100 B payloads, as in invoke-peers):
 //   svc     our SDK caller → engine → our SDK executor
 //   relay   raw `ws` caller → a `ws` relay that parses and re-serialises every JSON frame → raw `ws` executor
 //   iii     iii-sdk caller → engine → iii-sdk executor
@@ -11,9 +13,9 @@
 // instructions per call against the same process of the relay's path (the engine against the relay), and the iii
 // path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
 // BENCH_INSTR_KEEP=<dir> keeps the dumps and each process's perf map, and prints for each process the
-// `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and
-// by function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (~8 minutes):
-// `node scripts/bench/run.mjs instructions`.
+// `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and by
+// function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (about
+// nine minutes): `node scripts/bench/run.mjs instructions`.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,13 +36,22 @@ const SIZE = 100;
 const START_MS = 120_000;
 const REGISTRATION_MS = 3000;
 
+const PROCESS = ['middle process', 'executor', 'caller'];
+const WHO = {
+  svc: ['engine', "our SDK's executor", "our SDK's caller"],
+  relay: ['JSON relay', 'raw ws executor', 'raw ws caller'],
+  iii: ['engine', 'iii-sdk executor', 'iii-sdk caller'],
+};
 const ROLE_NAMES = {
   svc: ['sdk-executor', 'sdk-caller'],
   relay: ['executor', 'caller'],
   iii: ['iii-executor', 'iii-caller'],
 };
 
-/** One path's processes under callgrind: instructions per call of each (middle, executor, caller), sequential and at 256 outstanding. */
+/**
+ * One path's processes under callgrind: instructions per call of each (middle, executor, caller), sequential and at
+ * 256 outstanding.
+ */
 async function countPath(kind, dir, log) {
   const wrapper = callgrindCommand(dir);
   const stops = [];
@@ -106,12 +117,6 @@ function keepMaps(kind, pids, log) {
   });
 }
 
-const PROCESS = ['middle process', 'executor', 'caller'];
-const WHO = {
-  svc: ['engine', "our SDK's executor", "our SDK's caller"],
-  relay: ['JSON relay', 'raw ws executor', 'raw ws caller'],
-  iii: ['engine', 'iii-sdk executor', 'iii-sdk caller'],
-};
 const round1 = (x) => Math.round(x / 100) / 10;
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
@@ -123,8 +128,9 @@ function rows(kind, counts, against, againstCounts, peer) {
     const own = counts[mode];
     const theirs = againstCounts[mode];
     for (let i = 0; i < 3; i++) {
+      const theirName = WHO[against][i].startsWith('our') ? WHO[against][i] : `the ${WHO[against][i]}`;
       out.push({
-        name: `k instructions per call ${label}, ${kind} path: ${WHO[kind][i]} (against ${WHO[against][i].startsWith('our') ? '' : 'the '}${WHO[against][i]})`,
+        name: `k instructions per call ${label}, ${kind} path: ${WHO[kind][i]} (against ${theirName})`,
         value: round1(own[i]),
         unit: 'k instr/call',
         floor: round1(theirs[i]),
