@@ -28,19 +28,28 @@ function subscribe(
   let delay = 500;
   let timer: number | undefined;
   const subscriptionId = `console-${Math.random().toString(36).slice(2)}`;
+  // Live once svc-stream has answered the join (its sync, or a change it sent after subscribing us): from then on
+  // every change reaches this socket. An open socket alone is not enough: a change made before the join is taken
+  // would never arrive.
+  let joined = false;
   const connect = (): void => {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/streams`;
     socket = new WebSocket(url);
     socket.onopen = () => {
       delay = 500;
-      onOpen?.(true);
       socket?.send(JSON.stringify({ type: 'join', data: { subscriptionId, streamName, groupId } }));
     };
     socket.onmessage = (msg) => {
       const frame = parse(msg.data);
-      if (frame && frame.streamName === streamName && frame.groupId === groupId) onFrame(frame);
+      if (!frame || frame.streamName !== streamName || frame.groupId !== groupId) return;
+      if (!joined && frame.event.type !== 'unauthorized') {
+        joined = true;
+        onOpen?.(true);
+      }
+      onFrame(frame);
     };
     socket.onclose = () => {
+      joined = false;
       onOpen?.(false);
       if (closed) return;
       timer = window.setTimeout(connect, delay);
@@ -65,7 +74,7 @@ function parse(data: unknown): StreamFrame | undefined {
   }
 }
 
-/** Calls `onEvent` for each live event of one of `types`; returns whether the live socket is open. */
+/** Calls `onEvent` for each live event of one of `types`; returns whether the subscription is live. */
 export function useLive(types: string[], onEvent: (type: string, data: unknown) => void): boolean {
   const handler = useRef(onEvent);
   handler.current = onEvent;
@@ -77,6 +86,11 @@ export function useLive(types: string[], onEvent: (type: string, data: unknown) 
         LIVE_STREAM,
         LIVE_GROUP,
         (frame) => {
+          // The join's answer: whatever changed before the subscription took is read again.
+          if (frame.event.type === 'sync') {
+            for (const type of key.split(',')) handler.current(type, undefined);
+            return;
+          }
           const custom = frame.event.event;
           if (frame.event.type === 'event' && custom && key.split(',').includes(custom.type)) {
             handler.current(custom.type, custom.data);

@@ -61,7 +61,11 @@ function GroupItems({ stream, group }: { stream: string; group: string }) {
   );
   const [events, setEvents] = useState<{ at: string; type: string; id: string | null }[]>([]);
   const live = useStreamGroup(stream, group, (frame: StreamFrame) => {
-    if (frame.event.type === 'sync') return;
+    // The join's answer: items changed between the first load and the subscription are read again.
+    if (frame.event.type === 'sync') {
+      items.reload();
+      return;
+    }
     const type = frame.event.type === 'event' ? `event:${frame.event.event?.type ?? ''}` : frame.event.type;
     setEvents((list) => [{ at: new Date().toLocaleTimeString(), type, id: frame.id }, ...list].slice(0, 20));
     items.reload();
