@@ -13,8 +13,8 @@ export function callgrindAvailable() {
 }
 
 /**
- * The command that runs a program under callgrind, its dumps written to `dir` (one file per dump, named by the
- * process's pid and the dump's number). `--smc-check=all-non-file` makes valgrind notice code V8 writes at run time.
+ * The command that runs a program under callgrind, its dumps written to `dir` (one file per dump and thread:
+ * callgrind.<pid>.<dump>-<thread>). `--smc-check=all-non-file` makes valgrind notice code V8 writes at run time.
  */
 export function callgrindCommand(dir) {
   return [
