@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { forwardableText, spliceCallerId, spliceTraceparent } from '../src/transport/raw-frame.js';
+import { callerIntoData, decodeFrame, type InvokeFunction } from '@svc/sdk/core';
+import { appendedText, forwardableText, spliceCallerId, spliceTraceparent } from '../src/transport/raw-frame.js';
 
 const ID = '6f1c2a9e-0000-4000-8000-000000000001';
 
@@ -185,5 +186,84 @@ describe('forwardableText', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('appendedText (a worker that announced appended fields)', () => {
+  const NEXT = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+  /** What the worker's SDK makes of a forwarded text: its decoder, then the caller's id moved into `data`. */
+  const received = (text: string): InvokeFunction => {
+    const decoded = decodeFrame(text);
+    if (!decoded.ok) throw new Error(decoded.message);
+    const msg = decoded.message as InvokeFunction;
+    callerIntoData(msg);
+    return msg;
+  };
+
+  it('means what re-encoding means, for arbitrary frames, whatever the caller put in the keys the engine sets', () => {
+    const frame = fc.record(
+      {
+        type: fc.constant('invokefunction'),
+        invocation_id: fc.uuid(),
+        function_id: fc.string(),
+        data: fc.oneof(
+          fc.dictionary(
+            fc.oneof(
+              fc.constant('_caller_worker_id'),
+              fc.string().filter((k) => k !== '__proto__'),
+            ),
+            fc.jsonValue(),
+          ),
+          fc.jsonValue(),
+        ),
+        // a caller's own try at the fields the engine appends
+        caller_worker_id: fc.jsonValue(),
+        traceparent: fc.string(),
+      },
+      { requiredKeys: ['type', 'invocation_id', 'function_id', 'data'] },
+    );
+    fc.assert(
+      fc.property(frame, fc.boolean(), fc.boolean(), (f, traced, fromWorker) => {
+        const text = JSON.stringify(f);
+        const caller = fromWorker ? ID : undefined;
+        const appended = appendedText(text, f.data, caller, traced ? { previous: undefined, next: NEXT } : undefined);
+        expect(appended).toBeDefined();
+        const got = received(appended!);
+        // what re-encoding sends: the frame as parsed, `_caller_worker_id` set in an object `data`, the traceparent
+        const expected = JSON.parse(text) as Record<string, unknown>;
+        const data = expected.data;
+        if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+          // a call from a worker carries its id, and one from the engine (none) no id the caller made up
+          if (caller !== undefined) (data as Record<string, unknown>)._caller_worker_id = caller;
+        }
+        expect(got.data).toEqual(data);
+        expect(got.traceparent).toEqual(traced ? NEXT : expected.traceparent);
+        expect(got.function_id).toBe(f.function_id);
+        expect(got.invocation_id).toBe(f.invocation_id);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('sends the text unchanged when there is nothing to add, and leaves text with trailing space to the splices', () => {
+    const text = JSON.stringify({ type: 'invokefunction', invocation_id: ID, function_id: 'f', data: 'x' });
+    expect(appendedText(text, 'x', ID)).toBe(text);
+    // an object's caller id is set either way: null (no calling worker) rules out one the caller wrote
+    const object = JSON.stringify({ type: 'invokefunction', function_id: 'f', data: {}, caller_worker_id: 'forged' });
+    expect(received(appendedText(object, {}, undefined)!).data).toEqual({});
+    expect(appendedText(`${text} `, 'x', ID, { previous: undefined, next: NEXT })).toBeUndefined();
+    expect(appendedText(undefined, 'x', ID)).toBeUndefined();
+  });
+
+  it('reads no more of the text than its last character: a payload with a key named data is sent as it came', () => {
+    const text = JSON.stringify({
+      type: 'invokefunction',
+      invocation_id: ID,
+      function_id: 'f',
+      data: { data: '"data":{}' },
+    });
+    const appended = appendedText(text, { data: '"data":{}' }, 'w1')!;
+    expect(appended).toBe(`${text.slice(0, -1)},"caller_worker_id":"w1"}`);
+    expect(received(appended).data).toEqual({ data: '"data":{}', _caller_worker_id: 'w1' });
   });
 });

@@ -5,7 +5,7 @@
  * A frame that fails validation yields a `DecodeFailure` that says what was wrong; the caller decides whether
  * to log it or to answer with an error frame. Unknown keys are ignored, as the wire requires.
  */
-import { isUuid, type ErrorBody, type Message, type TriggerActionWire } from './protocol.js';
+import { isUuid, type ErrorBody, type InvokeFunction, type Message, type TriggerActionWire } from './protocol.js';
 import { InvokeFrame, ResultFrame } from './wire-frames.js';
 import { nestedDeeperThan } from './json-depth.js';
 
@@ -238,4 +238,16 @@ export function decodeValue(parsed: unknown): DecodeResult {
 export function encodeFrame(message: Message): string {
   if (message instanceof InvokeFrame || message instanceof ResultFrame) return message.wire();
   return JSON.stringify(message);
+}
+
+/**
+ * A call forwarded with the engine's appended fields (`FEATURE_APPENDED_FIELDS`): its caller's worker id goes where
+ * every handler finds it, `_caller_worker_id` in an object `data`, replacing any the caller put there itself.
+ */
+export function callerIntoData(msg: InvokeFunction): void {
+  const data = msg.data;
+  if (typeof msg.caller_worker_id !== 'string' || typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return;
+  }
+  (data as Record<string, unknown>)._caller_worker_id = msg.caller_worker_id;
 }

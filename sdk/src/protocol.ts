@@ -119,6 +119,11 @@ export interface InvokeFunction {
    * id), as docs/protocol.md describes for provider-fired calls; the engine forwards the frame text as is.
    */
   fired_by?: string;
+  /**
+   * svc extension, to a worker that announced `FEATURE_APPENDED_FIELDS`: the calling worker's id, which that
+   * worker adds to an object `data` as `_caller_worker_id` (where other workers find it already).
+   */
+  caller_worker_id?: string;
 }
 
 export interface InvocationResult {
@@ -216,6 +221,13 @@ export const FEATURE_CANCEL = 'cancel';
  * the same header accepts them.
  */
 export const FEATURE_BATCH = 'batch';
+/**
+ * Appended fields (docs/protocol.md, 3.3): the engine may forward a caller's `invokefunction` as it came with fields
+ * of its own added at the end of the frame's top level, where a key the frame already holds is repeated and the last
+ * one wins (as `JSON.parse` reads it): `caller_worker_id`, which the worker adds to an object `data` as
+ * `_caller_worker_id`, and `traceparent`. The engine then finds nothing in the caller's text before sending it on.
+ */
+export const FEATURE_APPENDED_FIELDS = 'appended-fields';
 /**
  * The character between the frames of a batch: U+001E (RS). No JSON text holds it unescaped (a control character
  * is neither whitespace nor allowed raw in a string), so splitting a message at it never cuts a frame.

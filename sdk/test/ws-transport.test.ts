@@ -61,7 +61,7 @@ async function openRecording(s: Awaited<ReturnType<typeof server>>) {
 }
 
 describe('WsTransport', () => {
-  it('announces its features (cancel, frame batches) next to the user headers and decodes inbound frames', async () => {
+  it('announces its features (cancel, frame batches, appended fields) next to the user headers and decodes inbound frames', async () => {
     const s = await server();
     const t = new WsTransport(s.url, { headers: { 'x-test': '1', 'X-Svc-Features': 'other' } });
     const r = recorder();
@@ -69,7 +69,7 @@ describe('WsTransport', () => {
     await waitFor(() => r.log.messages.length === 1, 3000, 'first frame');
     expect(r.log.messages[0]).toEqual({ type: 'workerregistered', worker_id: 'w1' });
     expect(s.upgrades[0]?.headers['x-test']).toBe('1');
-    expect(s.upgrades[0]?.headers['x-svc-features']).toBe('cancel,batch,other');
+    expect(s.upgrades[0]?.headers['x-svc-features']).toBe('cancel,batch,appended-fields,other');
     expect(t.isOpen).toBe(true);
     await t.close();
     await t.close();

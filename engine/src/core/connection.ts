@@ -22,7 +22,8 @@ export interface Connection {
   /**
    * Optional: forwards a caller's sync `invokefunction`, received as `raw` by the caller's transport (`data` is
    * its decoded `data`), with the same invocation id, adding `_caller_worker_id: callerWorkerId` to an object
-   * `data` when given (never keeping one the caller put there). Returns `declined` when it cannot forward it
+   * `data` when given (never keeping one the caller put there; it may leave that to a worker that announced appended
+   * fields, docs/protocol.md 3.3). Returns `declined` when it cannot forward it
    * (the core then builds the frame and calls `send`). `trace`, when given, replaces the frame's top-level
    * `traceparent` (`previous`, the caller's, possibly absent) with `next` (a lifecycle observer's, docs/hooks.md).
    */

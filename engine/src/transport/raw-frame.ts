@@ -223,6 +223,31 @@ export function forwardableText(
   return spliceCallerId(text, callerWorkerId);
 }
 
+/**
+ * The text to send an executor that announced appended fields (`FEATURE_APPENDED_FIELDS`, docs/protocol.md 3.3) for
+ * a caller's sync call received as `raw`: the text as it came with the engine's fields added at the end of its top
+ * level, where the last of a repeated key wins: `caller_worker_id` when `data` is an object (the worker moves it into
+ * `data`, over any `_caller_worker_id` the caller put there; null when no worker called) and the replacement
+ * `traceparent`. Nothing of the text
+ * is walked: its last character is the only one read. Undefined when the text does not end in `}` (trailing
+ * whitespace): `forwardableText` then decides.
+ */
+export function appendedText(
+  raw: unknown,
+  data: unknown,
+  callerWorkerId: string | undefined,
+  trace?: TraceReplacement,
+): string | undefined {
+  if (typeof raw !== 'string' || raw.charCodeAt(raw.length - 1) !== CLOSE_BRACE) return undefined;
+  let fields = '';
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    // null (a call no worker made) overrides any id the caller wrote there itself
+    fields = `,"caller_worker_id":${callerWorkerId === undefined ? 'null' : quoteId(callerWorkerId)}`;
+  }
+  if (trace !== undefined) fields += `,${TRACEPARENT_KEY}:"${trace.next}"`;
+  return fields === '' ? raw : `${raw.slice(0, -1)}${fields}}`;
+}
+
 /** `data` is a plain object without `_caller_worker_id` (one holding it goes the re-encoding path). */
 function acceptsCallerId(data: unknown): boolean {
   return typeof data === 'object' && data !== null && !Array.isArray(data) && !('_caller_worker_id' in data);

@@ -9,10 +9,10 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { FEATURE_BATCH, FrameWriter, type EngineToWorker } from '@svc/sdk/core';
+import { FEATURE_APPENDED_FIELDS, FEATURE_BATCH, FrameWriter, type EngineToWorker } from '@svc/sdk/core';
 import type { Connection, ForwardOutcome, RawFrame } from '../core/connection.js';
 import type { Beating } from './heartbeat.js';
-import { forwardableText, type TraceReplacement } from './raw-frame.js';
+import { appendedText, forwardableText, type TraceReplacement } from './raw-frame.js';
 import { encodeInvoke } from './shared-payload.js';
 
 /** Close code sent when a peer's outbound buffer passes its bound (1008: policy violation). */
@@ -31,6 +31,8 @@ export class WsConnection implements Connection, Beating {
    */
   private readonly writer: FrameWriter | undefined;
   private corked = false;
+  /** The worker reads the engine's fields appended to a forwarded call (`FEATURE_APPENDED_FIELDS`). */
+  private readonly appendsFields: boolean;
 
   constructor(
     readonly ws: WebSocket,
@@ -42,6 +44,7 @@ export class WsConnection implements Connection, Beating {
   ) {
     // frames go in batches to a worker that announced it reads them
     this.writer = ws.extensions === '' ? new FrameWriter(socket, false, features.has(FEATURE_BATCH)) : undefined;
+    this.appendsFields = features.has(FEATURE_APPENDED_FIELDS);
   }
 
   send(message: EngineToWorker): boolean {
@@ -60,9 +63,10 @@ export class WsConnection implements Connection, Beating {
   }
 
   /**
-   * A caller's sync call as the text it came in (the JSON.parse that validated it saw exactly this text), with
-   * `_caller_worker_id` spliced into `data` when due. Declined when the text is not in the simple shape the
-   * splice handles, or the caller put its own `_caller_worker_id` there: the core then re-encodes (overwriting it).
+   * A caller's sync call as the text it came in (the JSON.parse that validated it saw exactly this text), with the
+   * engine's fields appended for a worker that reads them, else `_caller_worker_id` spliced into `data` when due.
+   * Declined when the text is not in the simple shape the splice handles, or the caller put its own
+   * `_caller_worker_id` there: the core then re-encodes (overwriting it).
    */
   forwardInvoke(
     raw: RawFrame,
@@ -70,7 +74,9 @@ export class WsConnection implements Connection, Beating {
     callerWorkerId: string | undefined,
     trace?: TraceReplacement,
   ): ForwardOutcome {
-    const text = forwardableText(raw, data, callerWorkerId, trace);
+    const text =
+      (this.appendsFields ? appendedText(raw, data, callerWorkerId, trace) : undefined) ??
+      forwardableText(raw, data, callerWorkerId, trace);
     if (text === undefined) return 'declined';
     return this.sendRaw(text) ? 'sent' : 'failed';
   }

@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { ClientTransport } from '../connection/transport.js';
 import type { EngineToWorker, WorkerToEngine } from '../protocol.js';
+import { callerIntoData } from '../codec.js';
 import type {
   FireOptions,
   FireResult,
@@ -257,6 +258,7 @@ export class Client implements SvcClient {
   private onMessage(msg: EngineToWorker): void {
     switch (msg.type) {
       case 'invokefunction':
+        if (msg.caller_worker_id !== undefined) callerIntoData(msg);
         return this.runner.handleInvoke(msg);
       case 'invocationresult':
         return this.pending.settle(msg);

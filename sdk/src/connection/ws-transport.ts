@@ -23,6 +23,7 @@ import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import { decodeFrame } from '../codec.js';
 import {
+  FEATURE_APPENDED_FIELDS,
   FEATURE_BATCH,
   FEATURE_CANCEL,
   FEATURES_HEADER,
@@ -375,7 +376,7 @@ function rawToString(data: WebSocket.RawData): string {
 /** The user's headers plus our feature list (merged with any features the user announced himself). */
 function withFeatures(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  const features = new Set([FEATURE_CANCEL, FEATURE_BATCH]);
+  const features = new Set([FEATURE_CANCEL, FEATURE_BATCH, FEATURE_APPENDED_FIELDS]);
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() !== FEATURES_HEADER) out[k] = v;
     else for (const f of parseFeatures(v)) features.add(f);
