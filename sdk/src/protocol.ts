@@ -121,9 +121,10 @@ export interface InvokeFunction {
   fired_by?: string;
   /**
    * svc extension, to a worker that announced `FEATURE_APPENDED_FIELDS`: the calling worker's id, which that
-   * worker adds to an object `data` as `_caller_worker_id` (where other workers find it already).
+   * worker adds to an object `data` as `_caller_worker_id` (where other workers find it already); null when no
+   * worker made the call.
    */
-  caller_worker_id?: string;
+  caller_worker_id?: string | null;
 }
 
 export interface InvocationResult {

@@ -228,9 +228,8 @@ export function forwardableText(
  * a caller's sync call received as `raw`: the text as it came with the engine's fields added at the end of its top
  * level, where the last of a repeated key wins: `caller_worker_id` when `data` is an object (the worker moves it into
  * `data`, over any `_caller_worker_id` the caller put there; null when no worker called) and the replacement
- * `traceparent`. Nothing of the text
- * is walked: its last character is the only one read. Undefined when the text does not end in `}` (trailing
- * whitespace): `forwardableText` then decides.
+ * `traceparent`. Nothing of the text is walked: its last character is the only one read. Undefined when the text
+ * does not end in `}` (trailing whitespace): `forwardableText` then decides.
  */
 export function appendedText(
   raw: unknown,
