@@ -47,6 +47,23 @@ function forgedCall(functionId: string, data: unknown): { id: string; text: stri
   return { id, text: JSON.stringify(frame) };
 }
 
+/**
+ * A forged call from a raw caller to `functionId` on a raw executor that announced `features` (none: undefined),
+ * with the call as the executor got it, parsed and as every text it received.
+ */
+async function forwardedTo(functionId: string, features: string | undefined, data: unknown) {
+  const executor = await raw(features === undefined ? {} : { 'x-svc-features': features });
+  const texts: string[] = [];
+  executor.ws.on('message', (m: Buffer) => texts.push(m.toString()));
+  executor.send({ type: 'registerfunction', id: functionId });
+  await waitForFunction(engine.url, functionId);
+  const caller = await raw();
+  const { id, text } = forgedCall(functionId, data);
+  caller.send(text);
+  const call = await executor.next((f) => f.type === 'invokefunction' && f.invocation_id === id);
+  return { executor, caller, id, text, call, texts };
+}
+
 describe('appended fields', () => {
   it("gives our SDK's handler the calling worker's id in data, over what the caller wrote", async () => {
     const caller = await raw();
@@ -66,15 +83,9 @@ describe('appended fields', () => {
   });
 
   it('sends the call as it came with the fields appended to an executor that announced the feature', async () => {
-    const executor = await raw({ 'x-svc-features': 'appended-fields' });
-    const texts: string[] = [];
-    executor.ws.on('message', (m: Buffer) => texts.push(m.toString()));
-    executor.send({ type: 'registerfunction', id: 'appended::raw' });
-    await waitForFunction(engine.url, 'appended::raw');
-    const caller = await raw();
-    const { id, text } = forgedCall('appended::raw', { n: 2 });
-    caller.send(text);
-    const call = await executor.next((f) => f.type === 'invokefunction' && f.invocation_id === id);
+    const { executor, caller, id, text, call, texts } = await forwardedTo('appended::raw', 'appended-fields', {
+      n: 2,
+    });
     expect(texts.find((t) => t.includes(id))).toBe(`${text.slice(0, -1)},"caller_worker_id":"${caller.workerId}"}`);
     // read as JSON.parse reads it: the last of the repeated key wins
     expect(call.caller_worker_id).toBe(caller.workerId);
@@ -84,13 +95,7 @@ describe('appended fields', () => {
   });
 
   it('splices the id into data for an executor that did not announce it, as before', async () => {
-    const executor = await raw();
-    executor.send({ type: 'registerfunction', id: 'appended::plain' });
-    await waitForFunction(engine.url, 'appended::plain');
-    const caller = await raw();
-    const { id, text } = forgedCall('appended::plain', { n: 3 });
-    caller.send(text);
-    const call = await executor.next((f) => f.type === 'invokefunction' && f.invocation_id === id);
+    const { caller, call } = await forwardedTo('appended::plain', undefined, { n: 3 });
     expect(call.data).toEqual({ _caller_worker_id: caller.workerId, n: 3 });
     expect(call.caller_worker_id).toBe('x');
   });
