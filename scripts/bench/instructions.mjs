@@ -8,10 +8,11 @@
 //   svc     our SDK caller → engine → our SDK executor
 //   relay   raw `ws` caller → a `ws` relay that parses and re-serialises every JSON frame → raw `ws` executor
 //   iii     iii-sdk caller → engine → iii-sdk executor
-// Each path: BENCH_INSTR_WARM (3,000) unmeasured sequential calls, BENCH_INSTR_SEQ (1,000) measured ones, then
-// BENCH_INSTR_TPUT (10,000) unmeasured and as many measured calls at 256 outstanding. Rows: each process's
-// instructions per call against the same process of the relay's path (the engine against the relay), and the iii
-// path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
+// Each path: BENCH_INSTR_WARM (3,000) unmeasured sequential calls, BENCH_INSTR_TPUT (10,000) unmeasured ones at 256
+// outstanding and BENCH_INSTR_WARM sequential ones again, then BENCH_INSTR_SEQ (1,000) measured sequential calls;
+// BENCH_INSTR_TPUT unmeasured calls at 256 outstanding, then as many measured; a 3 s pause before each window. Rows:
+// each process's instructions per call against the same process of the relay's path (the engine against the relay),
+// and the iii path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
 // BENCH_INSTR_KEEP=<dir> keeps the dumps and each process's perf map, and prints for each process the
 // `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and by
 // function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (about
@@ -35,6 +36,8 @@ const SIZE = 100;
 /** A process under callgrind runs ~50 times slower: the engine's start and a worker's registration take seconds. */
 const START_MS = 120_000;
 const REGISTRATION_MS = 3000;
+/** An idle pause after the warm-up, in which V8's helper threads finish the compilations it queued. */
+const SETTLE_MS = 3000;
 
 const PROCESS = ['middle process', 'executor', 'caller'];
 const WHO = {
@@ -88,9 +91,20 @@ async function countPath(kind, dir, log) {
       return { main: counts.map((c) => c.main / calls), all: counts.map((c) => c.all / calls) };
     };
     const started = Date.now();
-    await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
+    // Each window comes right after unmeasured calls of its own kind and an idle pause, with both kinds run before
+    // the first: V8 compiles hot functions on a helper thread, which valgrind runs slowly, and a function optimized
+    // for one kind of call is often deoptimized by the first calls of the other. Measured right after the other
+    // kind, the window ran part of its per-call code unoptimized (V8's baseline tier).
+    const warm = async (kind) => {
+      if (kind === 'seq') await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
+      else await caller.ask({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE });
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+    };
+    await warm('seq');
+    await warm('tput');
+    await warm('seq');
     const seq = await window({ cmd: 'seq', n: SEQ, warm: 0, size: SIZE }, SEQ);
-    await caller.ask({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE });
+    await warm('tput');
     const tput = await window({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE }, TPUT);
     const k = (xs) => xs.map((x) => (x / 1000).toFixed(1)).join(', ');
     log(
@@ -162,8 +176,9 @@ export async function run({ log = console.log } = {}) {
   const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'svc-bench-callgrind-'));
   try {
     log(
-      `instructions: each path's three processes under callgrind; ${WARM} unmeasured and ${SEQ} measured sequential ` +
-        `calls, then ${TPUT} and ${TPUT} at 256 outstanding (100 B)`,
+      `instructions: each path's three processes under callgrind; ${SEQ} measured sequential calls after ${WARM} ` +
+        `unmeasured ones (and ${TPUT} at 256 outstanding before those), then ${TPUT} measured at 256 outstanding after ` +
+        `as many unmeasured (100 B)`,
     );
     const counts = {};
     for (const kind of PATHS) counts[kind] = await countPath(kind, dir, log);
