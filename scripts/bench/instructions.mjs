@@ -12,7 +12,8 @@
 // outstanding and BENCH_INSTR_WARM sequential ones again, then BENCH_INSTR_SEQ (1,000) measured sequential calls;
 // BENCH_INSTR_TPUT unmeasured calls at 256 outstanding, then as many measured; a 3 s pause before each window. Rows:
 // each process's instructions per call against the same process of the relay's path (the engine against the relay),
-// and the iii path's against ours. No targets: the rows say where a path's work is, beside the timed rows of invoke-peers.
+// and the iii path's against ours. No targets: the rows say where a path's work is, beside the timed rows of
+// invoke-peers.
 // BENCH_INSTR_KEEP=<dir> keeps the dumps and each process's perf map, and prints for each process the
 // `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and by
 // function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (about
@@ -36,7 +37,7 @@ const SIZE = 100;
 /** A process under callgrind runs ~50 times slower: the engine's start and a worker's registration take seconds. */
 const START_MS = 120_000;
 const REGISTRATION_MS = 3000;
-/** An idle pause after the warm-up, in which V8's helper threads finish the compilations it queued. */
+/** An idle pause after each warm-up, in which V8's helper threads finish the compilations it queued. */
 const SETTLE_MS = 3000;
 
 const PROCESS = ['middle process', 'executor', 'caller'];
@@ -95,8 +96,8 @@ async function countPath(kind, dir, log) {
     // the first: V8 compiles hot functions on a helper thread, which valgrind runs slowly, and a function optimized
     // for one kind of call is often deoptimized by the first calls of the other. Measured right after the other
     // kind, the window ran part of its per-call code unoptimized (V8's baseline tier).
-    const warm = async (kind) => {
-      if (kind === 'seq') await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
+    const warm = async (mode) => {
+      if (mode === 'seq') await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
       else await caller.ask({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE });
       await new Promise((r) => setTimeout(r, SETTLE_MS));
     };
