@@ -13,11 +13,12 @@
 // BENCH_INSTR_TPUT unmeasured calls at 256 outstanding, then as many measured; a 3 s pause before each window. Rows:
 // each process's instructions per call against the same process of the relay's path (the engine against the relay),
 // and the iii path's against ours. No targets: the rows say where a path's work is, beside the timed rows of
-// invoke-peers.
-// BENCH_INSTR_KEEP=<dir> keeps the dumps and each process's perf map, and prints for each process the
+// invoke-peers. The log line also gives how much of each main thread's count was V8's garbage collector's own work: a
+// window of 1,000 sequential calls that holds a full collection counts up to a third more. BENCH_INSTR_KEEP=<dir>
+// keeps the dumps and each process's perf map, and prints for each process the
 // `node scripts/bench/callgrind-summary.mjs` command that says where its instructions went (by kind of work and by
-// function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (about
-// nine minutes): `node scripts/bench/run.mjs instructions`.
+// function). Skipped, with a line saying so, where valgrind is not installed. Not part of the default run (about nine
+// minutes): `node scripts/bench/run.mjs instructions`.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -89,7 +90,11 @@ async function countPath(kind, dir, log) {
       for (const pid of pids) zeroCounts(pid);
       await caller.ask(cmd);
       const counts = pids.map((pid) => dumpCounts(pid, dir));
-      return { main: counts.map((c) => c.main / calls), all: counts.map((c) => c.all / calls) };
+      return {
+        main: counts.map((c) => c.main / calls),
+        all: counts.map((c) => c.all / calls),
+        collector: counts.map((c) => c.collector / calls),
+      };
     };
     const started = Date.now();
     // Each window comes right after unmeasured calls of its own kind and an idle pause, with both kinds run before
@@ -110,7 +115,8 @@ async function countPath(kind, dir, log) {
     const k = (xs) => xs.map((x) => (x / 1000).toFixed(1)).join(', ');
     log(
       `${kind}: k instructions per call on the main thread (middle, executor, caller): sequential ${k(seq.main)}; ` +
-        `@256 ${k(tput.main)}; on all threads: sequential ${k(seq.all)}; @256 ${k(tput.all)} ` +
+        `@256 ${k(tput.main)}; of those, in V8's garbage collector: sequential ${k(seq.collector)}; ` +
+        `@256 ${k(tput.collector)}; on all threads: sequential ${k(seq.all)}; @256 ${k(tput.all)} ` +
         `(${((Date.now() - started) / 1000).toFixed(0)} s under callgrind)`,
     );
     if (KEEP) keepMaps(kind, pids, log);

@@ -16,6 +16,9 @@ export function selfCosts(text: string, perfMap?: PerfMapEntry[]): { costs: Map<
 /** The kind of work a function's name says it is. */
 export function kindOf(name: string): string;
 
+/** The instructions a dump's text spent in V8's garbage collector's own functions (their self cost). */
+export function collectorCost(text: string): number;
+
 /** Self costs of a dump file, by function and by kind of work, each sorted by cost. */
 export function summariseDump(
   file: string,

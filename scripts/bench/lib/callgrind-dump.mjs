@@ -1,6 +1,7 @@
 // Self cost per function in a callgrind dump (instructions, `Ir`), with the names of JIT-compiled code read from a
 // perf map (`node --perf-basic-prof` writes /tmp/perf-<pid>.map: start, size and name of every code object V8
-// made, in hex), and the same costs summed by kind of work. For scripts/bench/callgrind-summary.mjs.
+// made, in hex), and the same costs summed by kind of work. For scripts/bench/callgrind-summary.mjs, and for the
+// collector's share of each window of scripts/bench/instructions.mjs.
 import { readFileSync } from 'node:fs';
 
 /** The code objects of a perf map, sorted by start address, for `nameAt`. */
@@ -71,6 +72,8 @@ export function selfCosts(text, perfMap = []) {
   return { costs, total };
 }
 
+const GC_KIND = 'garbage collection (V8)';
+
 const KINDS = [
   ['JSON.parse (V8)', (n) => n.includes('JsonParser')],
   ['JSON.stringify (V8)', (n) => n.includes('JsonStringifier')],
@@ -80,7 +83,7 @@ const KINDS = [
   ['other packages (JavaScript)', (n) => n.includes('node_modules/')],
   ['Node.js (JavaScript: streams, timers, net)', (n) => n.startsWith('JS:') && n.includes('node:')],
   [
-    'garbage collection (V8)',
+    GC_KIND,
     (n) =>
       /Scaveng|IterateObjectCache|Heap::|MarkCompact|Evacuat|Sweep|Marking|GCTracer|Safepoint|MemoryChunk|SemiSpace|Remembered|SlotSet/.test(
         n,
@@ -98,6 +101,16 @@ const KINDS = [
 export function kindOf(name) {
   for (const [kind, test] of KINDS) if (test(name)) return kind;
   return 'other';
+}
+
+/**
+ * The instructions a dump's text spent in V8's garbage collector's own functions (their self cost, the kind
+ * `garbage collection (V8)`): where a window's count jumps, this says whether a collection fell inside it.
+ */
+export function collectorCost(text) {
+  let cost = 0;
+  for (const [name, c] of selfCosts(text).costs) if (kindOf(name) === GC_KIND) cost += c;
+  return cost;
 }
 
 /** Self costs of a dump file, by function and by kind of work, each sorted by cost. */

@@ -7,8 +7,11 @@ export function callgrindCommand(dir: string): string[];
 /** Starts a new window for the process's counts. */
 export function zeroCounts(pid: number): void;
 
-/** The instructions the process ran since its counts were last zeroed: on its main thread, and on all. */
-export function dumpCounts(pid: number, dir: string): { main: number; all: number };
+/**
+ * The instructions the process ran since its counts were last zeroed: on its main thread, on all, and on its main
+ * thread in V8's garbage collector's own functions.
+ */
+export function dumpCounts(pid: number, dir: string): { main: number; all: number; collector: number };
 
 /** The count of instructions a callgrind dump holds. */
 export function instructionTotal(text: string): number;

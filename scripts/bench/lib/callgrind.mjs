@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { collectorCost } from './callgrind-dump.mjs';
 
 /** Whether valgrind and callgrind_control can be run here. */
 export function callgrindAvailable() {
@@ -36,7 +37,8 @@ export function zeroCounts(pid) {
 /**
  * The instructions the process ran since its counts were last zeroed, read from the dump this writes (a file per
  * thread): on its main thread, where its JavaScript runs, and on all its threads (V8's compiler and garbage
- * collector helpers, libuv's pool), whose share moves with when V8 chose to compile or collect.
+ * collector helpers, libuv's pool), whose share moves with when V8 chose to compile or collect; and `collector`, the
+ * main thread's instructions in V8's garbage collector's own functions.
  */
 export function dumpCounts(pid, dir) {
   execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
@@ -51,12 +53,17 @@ export function dumpCounts(pid, dir) {
   const last = Math.max(...files.map((x) => x.dump));
   let main = 0;
   let all = 0;
+  let collector = 0;
   for (const x of files.filter((y) => y.dump === last)) {
-    const count = instructionTotal(readFileSync(join(dir, x.file), 'utf8'));
+    const text = readFileSync(join(dir, x.file), 'utf8');
+    const count = instructionTotal(text);
     all += count;
-    if (x.thread === 1) main = count;
+    if (x.thread === 1) {
+      main = count;
+      collector = collectorCost(text);
+    }
   }
-  return { main, all };
+  return { main, all, collector };
 }
 
 /** The count of instructions (`Ir`) a callgrind dump holds: its `summary:` line, else its `totals:` line. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kindOf, nameAt, readPerfMap, selfCosts } from '../lib/callgrind-dump.mjs';
+import { collectorCost, kindOf, nameAt, readPerfMap, selfCosts } from '../lib/callgrind-dump.mjs';
 
 // a dump as callgrind writes one with --dump-instr=no: names compressed to "(id)" after their first use, and the
 // cost line after "calls=" being the call's inclusive cost
@@ -54,5 +54,27 @@ describe('self costs of a callgrind dump', () => {
     expect(kindOf('v8::internal::JsonParser<unsigned char>::ScanJsonString(bool) [node]')).toBe('JSON.parse (V8)');
     expect(kindOf('Builtins_LoadIC [node]')).toBe('V8 builtins (inline caches, typed arrays, calls)');
     expect(kindOf('_int_malloc [libc.so.6]')).toBe('libc (malloc, memcpy, system call wrappers)');
+  });
+});
+
+describe("the garbage collector's share of a dump", () => {
+  it("adds up the self cost of V8's collector functions only, not what they call", () => {
+    const dump = `events: Ir
+ob=(1) /usr/bin/node
+fl=(1) ???
+fn=(1) v8::internal::ScavengerCollector::CollectGarbage()
+0 300
+cfn=(2) v8::internal::JsonParser<unsigned char>::ScanJsonString(bool)
+calls=1 0
+0 5000
+fn=(3) v8::internal::Heap::Scavenge()
+0 40
+fn=(2)
+0 5000
+fn=(4) Builtins_LoadIC
+0 700
+`;
+    expect(collectorCost(dump)).toBe(340);
+    expect(collectorCost(DUMP)).toBe(0);
   });
 });
