@@ -3,11 +3,8 @@
 // the main thread's, where the process's JavaScript and socket work run; the log line gives all threads' as well (V8's
 // compiler and garbage collector helpers run when V8 decides, and move that count from run to run). A count is the
 // same for the same work whatever else the host does, where calls per second and CPU time move with it; it leaves
-// out what the kernel and the hypervisor spend (system calls, wake-ups) and what a cache or TLB miss costs. Paths
-// (100 B payloads, as in invoke-peers):
-//   svc     our SDK caller → engine → our SDK executor
-//   relay   raw `ws` caller → a `ws` relay that parses and re-serialises every JSON frame → raw `ws` executor
-//   iii     iii-sdk caller → engine → iii-sdk executor
+// out what the kernel and the hypervisor spend (system calls, wake-ups) and what a cache or TLB miss costs. The paths
+// (svc, relay, iii, with 100 B payloads) are those of invoke/paths.mjs.
 // Each path: BENCH_INSTR_WARM (3,000) unmeasured sequential calls, BENCH_INSTR_TPUT (10,000) unmeasured ones at 256
 // outstanding and BENCH_INSTR_WARM sequential ones again, then BENCH_INSTR_SEQ (1,000) measured sequential calls;
 // BENCH_INSTR_TPUT unmeasured calls at 256 outstanding, then as many measured; a 3 s pause before each window. Rows:
@@ -22,7 +19,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { role, startEngineProcess, stopProcess } from './invoke/procs.mjs';
+import { measureWindows, pathRows, startPath, WHO } from './invoke/paths.mjs';
 import { callgrindAvailable, callgrindCommand, dumpCounts, zeroCounts } from './lib/callgrind.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -41,51 +38,19 @@ const REGISTRATION_MS = 3000;
 /** An idle pause after each warm-up, in which V8's helper threads finish the compilations it queued. */
 const SETTLE_MS = 3000;
 
-const PROCESS = ['middle process', 'executor', 'caller'];
-const WHO = {
-  svc: ['engine', "our SDK's executor", "our SDK's caller"],
-  relay: ['JSON relay', 'raw ws executor', 'raw ws caller'],
-  iii: ['engine', 'iii-sdk executor', 'iii-sdk caller'],
-};
-const ROLE_NAMES = {
-  svc: ['sdk-executor', 'sdk-caller'],
-  relay: ['executor', 'caller'],
-  iii: ['iii-executor', 'iii-caller'],
-};
-
 /**
  * One path's processes under callgrind: instructions per call of each (middle, executor, caller), sequential and at
  * 256 outstanding.
  */
 async function countPath(kind, dir, log) {
-  const wrapper = callgrindCommand(dir);
-  const stops = [];
-  try {
-    let url;
-    let middlePid;
-    if (kind === 'relay') {
-      const relay = role('json-relay', '', {}, NODE_ARGS, wrapper);
-      stops.push(() => stopProcess(relay.child, 'SIGKILL'));
-      const { port } = await relay.ready;
-      url = `ws://127.0.0.1:${port}`;
-      middlePid = relay.child.pid;
-    } else {
-      const engine = await startEngineProcess({ wrapper, readyMs: START_MS, execArgv: NODE_ARGS });
-      stops.push(() => engine.stop());
-      url = engine.url;
-      middlePid = engine.pid;
-    }
-    const suffix = kind === 'relay' ? ['/exec', '/call'] : ['', ''];
-    const [executorName, callerName] = ROLE_NAMES[kind];
-    const executor = role(executorName, url + suffix[0], {}, NODE_ARGS, wrapper);
-    stops.push(() => stopProcess(executor.child, 'SIGKILL'));
-    await executor.ready;
+  const { caller, pids, stop } = await startPath(kind, {
+    execArgv: NODE_ARGS,
+    wrapper: callgrindCommand(dir),
+    readyMs: START_MS,
     // its registration reaches a middle process that runs as slowly: give it time before the first call
-    await new Promise((r) => setTimeout(r, REGISTRATION_MS));
-    const caller = role(callerName, url + suffix[1], {}, NODE_ARGS, wrapper);
-    stops.push(() => stopProcess(caller.child, 'SIGKILL'));
-    await caller.ready;
-    const pids = [middlePid, executor.child.pid, caller.child.pid];
+    registrationMs: REGISTRATION_MS,
+  });
+  try {
     const window = async (cmd, calls) => {
       for (const pid of pids) zeroCounts(pid);
       await caller.ask(cmd);
@@ -97,21 +62,11 @@ async function countPath(kind, dir, log) {
       };
     };
     const started = Date.now();
-    // Each window comes right after unmeasured calls of its own kind and an idle pause, with both kinds run before
-    // the first: V8 compiles hot functions on a helper thread, which valgrind runs slowly, and a function optimized
-    // for one kind of call is often deoptimized by the first calls of the other. Measured right after the other
-    // kind, the window ran part of its per-call code unoptimized (V8's baseline tier).
-    const warm = async (mode) => {
-      if (mode === 'seq') await caller.ask({ cmd: 'seq', n: 1, warm: WARM, size: SIZE });
-      else await caller.ask({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE });
-      await new Promise((r) => setTimeout(r, SETTLE_MS));
-    };
-    await warm('seq');
-    await warm('tput');
-    await warm('seq');
-    const seq = await window({ cmd: 'seq', n: SEQ, warm: 0, size: SIZE }, SEQ);
-    await warm('tput');
-    const tput = await window({ cmd: 'tput', concurrency: 256, calls: TPUT, warmMs: 0, size: SIZE }, TPUT);
+    const { seq, tput } = await measureWindows(
+      caller,
+      { warmSeq: WARM, warmTput: TPUT, seq: SEQ, tput: TPUT, settleMs: SETTLE_MS, size: SIZE },
+      window,
+    );
     const k = (xs) => xs.map((x) => (x / 1000).toFixed(1)).join(', ');
     log(
       `${kind}: k instructions per call on the main thread (middle, executor, caller): sequential ${k(seq.main)}; ` +
@@ -122,7 +77,7 @@ async function countPath(kind, dir, log) {
     if (KEEP) keepMaps(kind, pids, log);
     return { seq: seq.main, tput: tput.main };
   } finally {
-    for (const stop of stops.reverse()) await stop();
+    await stop();
   }
 }
 
@@ -139,37 +94,7 @@ function keepMaps(kind, pids, log) {
 }
 
 const round1 = (x) => Math.round(x / 100) / 10;
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-
-/** Rows of one path against another's same processes, and their sums. */
-function rows(kind, counts, against, againstCounts, peer) {
-  const out = [];
-  for (const mode of ['seq', 'tput']) {
-    const label = mode === 'seq' ? 'sequential' : '@256';
-    const own = counts[mode];
-    const theirs = againstCounts[mode];
-    for (let i = 0; i < 3; i++) {
-      const theirName = WHO[against][i].startsWith('our') ? WHO[against][i] : `the ${WHO[against][i]}`;
-      out.push({
-        name: `k instructions per call ${label}, ${kind} path: ${WHO[kind][i]} (against ${theirName})`,
-        value: round1(own[i]),
-        unit: 'k instr/call',
-        floor: round1(theirs[i]),
-        peer: `${peer}: ${PROCESS[i]}`,
-        ratio: Math.round((own[i] / theirs[i]) * 100) / 100,
-      });
-    }
-    out.push({
-      name: `k instructions per call ${label}, ${kind} path: its three processes`,
-      value: round1(sum(own)),
-      unit: 'k instr/call',
-      floor: round1(sum(theirs)),
-      peer: `${peer}: three processes`,
-      ratio: Math.round((sum(own) / sum(theirs)) * 100) / 100,
-    });
-  }
-  return out;
-}
+const ROWS = { what: 'k instructions per call', unit: 'k instr/call', round: round1 };
 
 /** Runs only when asked for by name (run.mjs). */
 export const namedOnly = true;
@@ -190,8 +115,10 @@ export async function run({ log = console.log } = {}) {
     const counts = {};
     for (const kind of PATHS) counts[kind] = await countPath(kind, dir, log);
     const out = [];
-    if (counts.svc && counts.relay) out.push(...rows('svc', counts.svc, 'relay', counts.relay, 'the JSON relay path'));
-    if (counts.iii && counts.svc) out.push(...rows('iii', counts.iii, 'svc', counts.svc, 'our SDK path'));
+    if (counts.svc && counts.relay)
+      out.push(...pathRows('svc', counts.svc, 'relay', counts.relay, { ...ROWS, peer: 'the JSON relay path' }));
+    if (counts.iii && counts.svc)
+      out.push(...pathRows('iii', counts.iii, 'svc', counts.svc, { ...ROWS, peer: 'our SDK path' }));
     return out;
   } finally {
     if (!KEEP) rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindAvailable, callgrindCommand, dumpCounts, instructionTotal, zeroCounts } from '../lib/callgrind.mjs';
+import { lineReader } from './child-lines.js';
 
 describe("the bench's reading of a callgrind dump", () => {
   it('takes the summary line, else the totals line', () => {
@@ -30,21 +31,7 @@ describe.skipIf(!callgrindAvailable())('instructions counted in a window (needs 
     const child = spawn(command[0]!, [...command.slice(1), process.execPath, '-e', program], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    const lines: string[] = [];
-    let waiting: (() => void) | undefined;
-    child.stdout.on('data', (d: Buffer) => {
-      lines.push(...d.toString().trim().split('\n'));
-      waiting?.();
-    });
-    const next = (): Promise<string> =>
-      lines.length > 0
-        ? Promise.resolve(lines.shift()!)
-        : new Promise((resolve) => {
-            waiting = () => {
-              waiting = undefined;
-              resolve(lines.shift()!);
-            };
-          });
+    const next = lineReader(child.stdout);
     try {
       expect(await next()).toBe('ready');
       const window = async (iterations: number): Promise<{ main: number; collector: number }> => {
