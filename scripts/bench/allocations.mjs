@@ -9,12 +9,12 @@
 // relay), and the iii path's against ours. The log gives each process's BENCH_ALLOC_SITES (5) largest allocation
 // sites, as the innermost three functions of their stacks. The sampler picks an object with a chance that grows
 // with its size (one sample per 512 bytes on average), so a figure is an estimate within a few per cent at these
-// window sizes. No targets. Not part of the default run (about two minutes): `node scripts/bench/run.mjs allocations`.
+// window sizes. No targets. Not part of the default run (about 1.5 minutes): `node scripts/bench/run.mjs allocations`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureWindows, pathRows, startPath, WHO } from './invoke/paths.mjs';
+import { comparisonRows, measureWindows, startPath, WHO } from './invoke/paths.mjs';
 import { allocatedBytes, allocationSites, readProfile } from './lib/heap-profile.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -25,7 +25,7 @@ const SEQ = Number(process.env.BENCH_ALLOC_SEQ ?? 20_000);
 const TPUT = Number(process.env.BENCH_ALLOC_TPUT ?? 100_000);
 const SITES = Number(process.env.BENCH_ALLOC_SITES ?? 5);
 const PATHS = (process.env.BENCH_ALLOC_PATHS ?? 'svc,relay,iii').split(',');
-/** An idle pause after each warm-up, and after the signal that starts or ends a window reached every process. */
+/** An idle pause after each warm-up, and after each signal that starts or ends a window, for every process to act. */
 const SETTLE_MS = 500;
 const SAMPLER = ['--import', join(HERE, 'lib/heap-sampler.mjs')];
 
@@ -87,12 +87,7 @@ export async function run({ log = console.log } = {}) {
     );
     const bytes = {};
     for (const kind of PATHS) bytes[kind] = await samplePath(kind, dir, log);
-    const out = [];
-    if (bytes.svc && bytes.relay)
-      out.push(...pathRows('svc', bytes.svc, 'relay', bytes.relay, { ...ROWS, peer: 'the JSON relay path' }));
-    if (bytes.iii && bytes.svc)
-      out.push(...pathRows('iii', bytes.iii, 'svc', bytes.svc, { ...ROWS, peer: 'our SDK path' }));
-    return out;
+    return comparisonRows(bytes, ROWS);
   } finally {
     if (before === undefined) delete process.env.BENCH_ALLOC_DIR;
     else process.env.BENCH_ALLOC_DIR = before;

@@ -19,7 +19,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { measureWindows, pathRows, startPath, WHO } from './invoke/paths.mjs';
+import { comparisonRows, measureWindows, startPath, WHO } from './invoke/paths.mjs';
 import { callgrindAvailable, callgrindCommand, dumpCounts, zeroCounts } from './lib/callgrind.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -114,12 +114,7 @@ export async function run({ log = console.log } = {}) {
     );
     const counts = {};
     for (const kind of PATHS) counts[kind] = await countPath(kind, dir, log);
-    const out = [];
-    if (counts.svc && counts.relay)
-      out.push(...pathRows('svc', counts.svc, 'relay', counts.relay, { ...ROWS, peer: 'the JSON relay path' }));
-    if (counts.iii && counts.svc)
-      out.push(...pathRows('iii', counts.iii, 'svc', counts.svc, { ...ROWS, peer: 'our SDK path' }));
-    return out;
+    return comparisonRows(counts, ROWS);
   } finally {
     if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }

@@ -4,11 +4,11 @@
 //   relay   raw `ws` caller → a `ws` relay that parses and re-serialises every JSON frame → raw `ws` executor
 //   iii     iii-sdk caller → engine → iii-sdk executor
 // `startPath` starts one path's three processes with the same Node.js options (and under the same wrapper, such as
-// valgrind); `pathRows` turns a figure per process into rows against another path's same processes.
+// valgrind); `comparisonRows` turns a figure per process into rows against another path's same processes.
 import { role, startEngineProcess, stopProcess } from './procs.mjs';
 
 /** What each of a path's three processes is, in the order of the figures: middle process, executor, caller. */
-export const PROCESS = ['middle process', 'executor', 'caller'];
+const PROCESS = ['middle process', 'executor', 'caller'];
 export const WHO = {
   svc: ['engine', "our SDK's executor", "our SDK's caller"],
   relay: ['JSON relay', 'raw ws executor', 'raw ws caller'],
@@ -28,7 +28,7 @@ const ROLE_NAMES = {
 export async function startPath(kind, { execArgv = [], wrapper, readyMs, registrationMs = 300 } = {}) {
   const stops = [];
   const stop = async () => {
-    for (const s of stops.reverse()) await s();
+    for (const s of [...stops].reverse()) await s();
   };
   try {
     let url;
@@ -63,11 +63,8 @@ export async function startPath(kind, { execArgv = [], wrapper, readyMs, registr
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
-/**
- * Rows of one path's figures (`own[mode][process]`, modes `seq` and `tput`) against another path's same processes,
- * and their sums: `what` names the figure (`k instructions per call`), `round` rounds a value for its row.
- */
-export function pathRows(kind, own, against, theirs, { peer, what, unit, round }) {
+/** Rows of one path's figures (`own[mode][process]`, modes `seq` and `tput`) against another's, and their sums. */
+function pathRows(kind, own, against, theirs, { peer, what, unit, round }) {
   const out = [];
   for (const mode of ['seq', 'tput']) {
     const label = mode === 'seq' ? 'sequential' : '@256';
@@ -109,4 +106,21 @@ export async function measureWindows(caller, { warmSeq, warmTput, seq, tput, set
   await warm('tput');
   const tputFigures = await measure(tputCmd(tput), tput);
   return { seq: seqFigures, tput: tputFigures };
+}
+
+/**
+ * The rows of the paths measured (`figures[kind][mode][process]`): our SDK's path against the JSON relay's, and
+ * iii-sdk's against ours, each where both were measured. `what` names the figure (`k instructions per call`) and
+ * `round` rounds a value for its row.
+ */
+export function comparisonRows(figures, { what, unit, round }) {
+  const rows = { what, unit, round };
+  const out = [];
+  if (figures.svc && figures.relay) {
+    out.push(...pathRows('svc', figures.svc, 'relay', figures.relay, { ...rows, peer: 'the JSON relay path' }));
+  }
+  if (figures.iii && figures.svc) {
+    out.push(...pathRows('iii', figures.iii, 'svc', figures.svc, { ...rows, peer: 'our SDK path' }));
+  }
+  return out;
 }
