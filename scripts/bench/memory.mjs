@@ -8,6 +8,9 @@
 // Targets: ≤ 16 KiB per idle connection, ≤ 0.5 KiB per registered function. Each figure is the best of
 // BENCH_MEMORY_ROUNDS (2) runs on a fresh engine; before the baseline, 100 connections come and go so the
 // engine's lazily allocated parts (ws server, parser) are counted in the baseline, not per connection.
+// Each round's line splits the growth per function: V8's live objects, the pages V8 holds (of them the young
+// generation, which V8 grows during a burst and gives back only after a longer idle time), and the resident set
+// outside V8's heap (glibc's arenas, Node.js's buffers), which moves from one engine to the next.
 // BENCH_MEMORY_SNAPSHOTS=<dir> also writes heap snapshots of the engine with the connections and with the
 // functions (compare them with `node scripts/bench/heap-diff.mjs <before> <after>`).
 import { fork } from 'node:child_process';
@@ -28,6 +31,17 @@ const ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 2);
 const SCHEMA_EVERY = Number(process.env.BENCH_MEMORY_SCHEMA_EVERY ?? 4);
 const IDLE_MS = Number(process.env.BENCH_MEMORY_IDLE_MS ?? 12_000);
 const SNAPSHOTS = process.env.BENCH_MEMORY_SNAPSHOTS ? resolve(process.env.BENCH_MEMORY_SNAPSHOTS) : undefined;
+
+/** KiB of physical memory V8 holds for its heap spaces, in all and for the young generation (`new_space`). */
+function heapPages(spaces) {
+  let all = 0;
+  let young = 0;
+  for (const space of spaces) {
+    all += space.physical_space_size / 1024;
+    if (space.space_name === 'new_space') young += space.physical_space_size / 1024;
+  }
+  return { all, young };
+}
 
 /** Resident set size of a process, KiB. */
 function rssKiB(pid) {
@@ -63,9 +77,9 @@ async function startEngine() {
      */
     async rss() {
       await settle(IDLE_MS);
-      const { memory } = await ask({ cmd: 'gc' });
+      const { memory, spaces } = await ask({ cmd: 'gc' });
       await settle(300);
-      return { rss: rssKiB(child.pid), heapUsed: memory.heapUsed / 1024 };
+      return { rss: rssKiB(child.pid), heapUsed: memory.heapUsed / 1024, pages: heapPages(spaces) };
     },
     snapshot: (path) => ask({ cmd: 'snapshot', path }),
     stop: () => stopProcess(child, 'SIGKILL'),
@@ -148,10 +162,15 @@ async function once(round) {
     const withFunctions = await engine.rss();
     if (SNAPSHOTS) await engine.snapshot(join(SNAPSHOTS, `engine-${round}-functions.heapsnapshot`));
     for (const ws of sockets) ws.terminate();
+    const perFunction = (withFunctions.rss - withConnections.rss) / FUNCTIONS;
+    const pagesPerFunction = (withFunctions.pages.all - withConnections.pages.all) / FUNCTIONS;
     return {
       perConnection: (withConnections.rss - base.rss) / CONNECTIONS,
-      perFunction: (withFunctions.rss - withConnections.rss) / FUNCTIONS,
+      perFunction,
       heapPerFunction: (withFunctions.heapUsed - withConnections.heapUsed) / FUNCTIONS,
+      pagesPerFunction,
+      youngPerFunction: (withFunctions.pages.young - withConnections.pages.young) / FUNCTIONS,
+      outsidePerFunction: perFunction - pagesPerFunction,
       base: base.rss,
     };
   } finally {
@@ -159,13 +178,16 @@ async function once(round) {
   }
 }
 
+const signed = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(3)}`;
+
 export async function run({ log = console.log } = {}) {
   let best;
   for (let i = 0; i < ROUNDS; i++) {
     const r = await once(i);
     log(
       `memory: base ${r.base} KiB, ${r.perConnection.toFixed(2)} KiB/connection, ${r.perFunction.toFixed(3)} KiB/function` +
-        ` (V8 heap ${r.heapPerFunction.toFixed(3)} KiB/function)`,
+        ` (V8 heap ${r.heapPerFunction.toFixed(3)} KiB/function; V8's pages ${r.pagesPerFunction.toFixed(3)},` +
+        ` of them the young generation ${r.youngPerFunction.toFixed(3)}; outside V8's heap ${signed(r.outsidePerFunction)})`,
     );
     best =
       best === undefined
