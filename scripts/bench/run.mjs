@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuShares, describeShares, readCpuTimes } from './lib/host-cpu.mjs';
 import { describeSystemCall, systemCallNs } from './lib/host-syscall.mjs';
-import { describeMiss, meetsTarget } from './lib/targets.mjs';
+import { describeMiss, meetsTarget, shownRatio } from './lib/targets.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -35,7 +35,7 @@ function printTable(rows) {
     r.unit,
     against(r),
     r.floor ?? '',
-    r.ratio ?? '',
+    shownRatio(r),
     r.target ?? '',
     r.met === undefined ? '' : r.met ? 'yes' : 'NO',
   ]);

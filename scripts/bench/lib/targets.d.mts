@@ -11,4 +11,6 @@ export function meetsTarget(row: TargetRow): boolean | undefined;
 
 export function judgedFigure(row: TargetRow): string;
 
+export function shownRatio(row: TargetRow): string;
+
 export function describeMiss(row: TargetRow & { area: string; name: string }, steal?: number): string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeMiss, judgedFigure, meetsTarget } from '../lib/targets.mjs';
+import { describeMiss, judgedFigure, meetsTarget, shownRatio } from '../lib/targets.mjs';
 
 describe("the bench's target check", () => {
   it('judges a ratio unrounded: 0.696 prints as 0.7 and misses ≥ 0.7', () => {
@@ -28,6 +28,23 @@ describe("the bench's target check", () => {
     expect(judgedFigure({ value: 64.87, floor: 19892.28, ratio: 0, unit: 'ms', target: '< 50 ms' })).toBe('64.87 ms');
     expect(judgedFigure({ value: 0.55, unit: 'KiB', target: '≤ 0.5' })).toBe('0.55 KiB');
     expect(judgedFigure({ value: 28601, floor: 47455, ratio: 0.6, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6');
+  });
+
+  it('prints a ratio whose rounding reads the other way than its verdict with the digits that decide it', () => {
+    const http = { value: 16723, floor: 33483, ratio: 0.5, unit: 'req/s', target: '≥ 0.5' };
+    expect(meetsTarget(http)).toBe(false);
+    expect(shownRatio(http)).toBe('0.499');
+    expect(judgedFigure(http)).toBe('0.499');
+    // three decimals would still read 0.700 against ≥ 0.7: one more
+    expect(shownRatio({ value: 60234, floor: 86097, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6996');
+    // a ratio that only rounds up to where it already was, or whose rounding agrees with its verdict, stays as given
+    expect(shownRatio({ value: 28062, floor: 40000, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.7');
+    expect(shownRatio({ value: 28601, floor: 47455, ratio: 0.6, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6');
+    expect(shownRatio({ value: 99.3, floor: 94, ratio: 1.06, unit: 'µs', target: '≤ 1.0' })).toBe('1.06');
+    // rows without a target, or judged on their value, print the ratio they carry
+    expect(shownRatio({ value: 3, floor: 2, ratio: 1.5, unit: 'ms' })).toBe('1.5');
+    expect(shownRatio({ value: 64.87, floor: 19892.28, ratio: 0, unit: 'ms', target: '< 50 ms' })).toBe('0');
+    expect(shownRatio({ value: 1, unit: 'ms' })).toBe('');
   });
 
   it("names the host's steal beside a missed row only from the share worth naming", () => {
