@@ -7,8 +7,8 @@ const MS_PER = { ms: 1, s: 1000 };
 /**
  * Whether a row meets its target (`≥ x`, `≤ x`, `< x`, `> x`, or `x` for equal); undefined for a row without one. A
  * target with a unit (`< 300 ms`, `< 1.5 s`) is on the row's value; a unitless one on its ratio when it has one,
- * else on its value. A ratio is judged unrounded (value / floor, when that is what it rounds): 0.696 prints as 0.7
- * and misses `≥ 0.7`.
+ * else on its value. A ratio is judged unrounded (value / floor, when that is what it rounds): 0.696, which the row
+ * rounds to 0.7, misses `≥ 0.7` (and prints as 0.696: `shownRatio`).
  */
 export function meetsTarget(row) {
   const judged = judge(row);

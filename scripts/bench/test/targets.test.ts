@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeMiss, judgedFigure, meetsTarget, shownRatio } from '../lib/targets.mjs';
 
 describe("the bench's target check", () => {
-  it('judges a ratio unrounded: 0.696 prints as 0.7 and misses ≥ 0.7', () => {
+  it('judges a ratio unrounded: 0.696, which the row rounds to 0.7, misses ≥ 0.7', () => {
     expect(meetsTarget({ value: 27848, floor: 40009, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe(false);
     expect(meetsTarget({ value: 28062, floor: 40000, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe(true);
     expect(meetsTarget({ value: 99.3, floor: 94, ratio: 1.06, unit: 'µs', target: '≤ 1.0' })).toBe(false);
@@ -37,7 +37,7 @@ describe("the bench's target check", () => {
     expect(judgedFigure(http)).toBe('0.499');
     // three decimals would still read 0.700 against ≥ 0.7: one more
     expect(shownRatio({ value: 60234, floor: 86097, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6996');
-    // a ratio that only rounds up to where it already was, or whose rounding agrees with its verdict, stays as given
+    // a ratio whose rounding reads as its verdict does stays as the row gives it
     expect(shownRatio({ value: 28062, floor: 40000, ratio: 0.7, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.7');
     expect(shownRatio({ value: 28601, floor: 47455, ratio: 0.6, unit: 'calls/s', target: '≥ 0.7' })).toBe('0.6');
     expect(shownRatio({ value: 99.3, floor: 94, ratio: 1.06, unit: 'µs', target: '≤ 1.0' })).toBe('1.06');
