@@ -20,7 +20,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portOpen } from './lib/net.mjs';
 import { role, startEngineProcess } from './invoke/procs.mjs';
-import { cpuMicros, cpuTimes } from './lib/process-cpu.mjs';
+import { cpuTimes } from './lib/process-cpu.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -82,8 +82,6 @@ async function withPeer(kind, fn, options = {}) {
   }
 }
 
-const cpuOf = (pids) => pids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? NaN), 0);
-
 /**
  * Latency of fresh processes, throughput at 256 outstanding, the CPU time all of the path's processes spent per call
  * meanwhile (less sensitive to a shared machine's load than calls/s; on Moleculer's path the NATS server's too, when
@@ -91,11 +89,15 @@ const cpuOf = (pids) => pids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? NaN),
  */
 async function measure(caller, pids) {
   const cold = await caller.ask({ cmd: 'seq', n: SEQ_CALLS, size: SIZE });
-  const before = pids.map((pid) => cpuOf([pid]));
+  const before = pids.map(userAndTotal);
   const tput = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE });
   // the run includes a 200 ms warm-up at the same rate
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
-  const perProcess = pids.map((pid, i) => (cpuOf([pid]) - before[i]) / calls);
+  const after = pids.map(userAndTotal);
+  const perProcess = after.map((a, i) => (a.total - before[i].total) / calls);
+  // the user-space part: what each side's own code costs, apart from its system calls and wake-ups, which a host's
+  // kernel entries (page-table isolation, the hypervisor) make dearer on some hosts than on others
+  const userPerProcess = after.map((a, i) => (a.user - before[i].user) / calls);
   const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
   const beforeSeq = pids.map(userAndTotal);
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
@@ -113,6 +115,7 @@ async function measure(caller, pids) {
     perSecond: tput.perSecond,
     cpuPerCall,
     perProcess,
+    userPerProcess,
     seqPerProcess,
     seqUserPerProcess,
   };
@@ -141,6 +144,7 @@ function best(a, b) {
     perSecond: Math.max(a.perSecond, b.perSecond),
     cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
     perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
+    userPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.userPerProcess : b.userPerProcess,
     seqPerProcess: a.p50 <= b.p50 ? a.seqPerProcess : b.seqPerProcess,
     seqUserPerProcess: a.p50 <= b.p50 ? a.seqUserPerProcess : b.seqUserPerProcess,
   };
@@ -164,9 +168,9 @@ export async function run({ log = console.log } = {}) {
       log(
         `  round ${round + 1} ${kind}: p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ` +
           `${Math.round(r.perSecond)} calls/s @256, ` +
-          `${us(r.cpuPerCall)} µs CPU/call (${processNames(kind, r)
-            .map((name, i) => `${name} ${us(r.perProcess[i])}`)
-            .join(', ')}); sequential CPU µs/call (user) ${processNames(kind, r)
+          `${us(r.cpuPerCall)} µs CPU/call (user): ${processNames(kind, r)
+            .map((name, i) => `${name} ${us(r.perProcess[i])} (${us(r.userPerProcess[i])})`)
+            .join(', ')}; sequential CPU µs/call (user) ${processNames(kind, r)
             .map((name, i) => `${name} ${us(r.seqPerProcess[i])} (${us(r.seqUserPerProcess[i])})`)
             .join(', ')} (best so far)`,
       );
