@@ -12,7 +12,7 @@
  * Set SVC_TEST_VERBOSE=1 to echo children's output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -87,21 +87,60 @@ if (process.connected) process.once('disconnect', killChildren);
 /** Ports `freePort` gave this test process. */
 const givenPorts = new Set<number>();
 
-/** A TCP port that was free a moment ago (the OS picks it), and not one this process was already given. */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolvePort, reject) => {
-      const server = createServer();
-      server.unref();
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        const bound = typeof address === 'object' && address !== null ? address.port : 0;
-        server.close(() => resolvePort(bound));
-      });
+/**
+ * Test ports come from below the kernel's ephemeral range (32768–60999 unless the host says otherwise): a port there
+ * cannot be taken between the pick and the engine's bind by another process's `listen(0)` or by the local end of an
+ * outgoing connection, as an ephemeral one can. Each vitest worker has its own slice, so two test files running at
+ * once never pick the same one; 25672 (RabbitMQ's distribution port) is never handed out.
+ */
+const PORT_BASE = 20000;
+const SLICE = 1500;
+const RESERVED = new Set([25672]);
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const slice = (() => {
+  const pool = Number(process.env.VITEST_POOL_ID ?? 1);
+  const start = PORT_BASE + ((Number.isInteger(pool) && pool > 0 ? pool - 1 : 0) % 8) * SLICE;
+  // a host whose ephemeral range starts lower than the slices end: fall back to ports the kernel picks
+  return start + SLICE <= ephemeralLow() ? { start, next: Math.floor(Math.random() * SLICE) } : undefined;
+})();
+
+/** Binds `port` (0: the kernel picks) on every interface and gives back the port it got, or undefined if taken. */
+function tryPort(port: number): Promise<number | undefined> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolvePort(undefined) : reject(err),
+    );
+    server.listen(port, () => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address !== null ? address.port : undefined;
+      server.close(() => resolvePort(bound));
     });
-    // the kernel may hand the same free port out twice in a row: two listeners of one test would then collide
-    if (!givenPorts.has(port)) {
+  });
+}
+
+/** A TCP port that was free a moment ago, and not one this process was already given. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; ; tries++) {
+    let port: number | undefined;
+    if (slice !== undefined && tries < SLICE) {
+      const candidate = slice.start + (slice.next++ % SLICE);
+      if (RESERVED.has(candidate) || givenPorts.has(candidate)) continue;
+      port = await tryPort(candidate);
+    } else {
+      port = await tryPort(0); // the kernel may hand the same free port out twice in a row
+    }
+    if (port !== undefined && !givenPorts.has(port)) {
       givenPorts.add(port);
       return port;
     }

@@ -3,7 +3,6 @@
  * 127.0.0.1:6379 (scripts/services.sh starts one); each run uses its own key prefix.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KvCronAdapter } from '../src/adapters/kv-lock.js';
 import { KvserverCronAdapter } from '../src/adapters/redis-lock.js';
 import { LockStoreUnavailableError, type CronLockAdapter } from '../src/adapters/types.js';
+import { freePort } from '../../../test/harness.js';
 
 const logger = pino({ level: 'silent' });
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -216,15 +216,3 @@ describe('KvserverCronAdapter when Redis hangs (DEBUG SLEEP)', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -12,19 +12,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { KvserverAdapter } from '../src/adapters/bullmq.js';
 import { sleep, waitFor } from './backends.js';
 import { checkDeliveries } from './checker.js';
+import { freePort } from '../../../test/harness.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-queue-redis-'));
 let redis: ChildProcess | undefined;
 let adapter: KvserverAdapter | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'];
