@@ -4,8 +4,9 @@
  * (the floor), and beside moleculer-web in front of Moleculer 0.14 over NATS (the peer; skipped without NATS at
  * 127.0.0.1:4222), measured in the same run. Targets: ≥ 0.5× the floor's requests/s and ≥ 2.5× moleculer-web's,
  * p99 ≤ 3× the floor's. It also prints the CPU per request of each process on the path, of the bare server and of
- * autocannon (which runs in this process, on the same cores), and a row with the path's CPU per request against the
- * bare server's: the request rates share the cores with the load generator, the CPU figures do not. With
+ * autocannon (which runs in this process, on the same cores), and rows with the path's CPU per request against the
+ * bare server's and against moleculer-web's path (its gateway, its service broker and the NATS server, when that runs
+ * on this machine): the request rates share the cores with the load generator, the CPU figures do not. With
  * BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in bench-results/profiles/,
  * named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
  *
@@ -15,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, portOpen } from './lib/net.mjs';
-import { start, startHttpPath, waitForStatus } from './lib/processes.mjs';
+import { natsServerPid, start, startHttpPath, waitForStatus } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 import { cpuMicros } from './lib/process-cpu.mjs';
 
@@ -67,7 +68,10 @@ function summary(result) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
 }
 
-/** moleculer-web's gateway and a service broker over NATS; undefined (and a log line) when NATS is absent. */
+/**
+ * moleculer-web's gateway and a service broker over NATS: the URL to load and the pids whose CPU is its path's (the
+ * NATS server's when it runs here); undefined (and a log line) when NATS is absent.
+ */
 async function startMoleculerWeb(procs, log) {
   if (!(await portOpen(4222))) {
     log('  no NATS at 127.0.0.1:4222: the moleculer-web row is skipped (scripts/services.sh starts one)');
@@ -82,7 +86,9 @@ async function startMoleculerWeb(procs, log) {
   await gateway.ready;
   const url = `http://127.0.0.1:${port}/bench/hello`;
   await waitForStatus(url, 200);
-  return url;
+  const pids = { gateway: gateway.proc.pid, service: service.proc.pid };
+  const nats = natsServerPid();
+  return { url, pids: nats === undefined ? pids : { ...pids, 'nats-server': nats } };
 }
 
 export async function run({ log = console.log } = {}) {
@@ -102,7 +108,8 @@ export async function run({ log = console.log } = {}) {
       http: profiled('svc-http'),
       worker: profiled('bench-worker'),
     });
-    const molTarget = await startMoleculerWeb(procs, log);
+    const mol = await startMoleculerWeb(procs, log);
+    const molTarget = mol?.url;
 
     // Two alternating rounds (floor, svc, floor, svc), averaged: a machine whose load changes during the run
     // then weighs on both sides alike. Each side is warmed up first, unmeasured.
@@ -123,6 +130,8 @@ export async function run({ log = console.log } = {}) {
     const floorCpu = { server: 0, generator: 0 };
     let generatorBesideSvc = 0;
     const molRuns = [];
+    /** The same for moleculer-web's path, summed over rounds. */
+    const molCpu = {};
     for (let round = 0; round < ROUNDS; round++) {
       const floorUsage = measureCpu({ server: floor.proc.pid });
       const floorResult = await load(`http://127.0.0.1:${floorPort}/`);
@@ -136,13 +145,23 @@ export async function run({ log = console.log } = {}) {
       const { generator, ...path } = svcUsage(result.requests.total);
       generatorBesideSvc += generator;
       for (const [k, us] of Object.entries(path)) cpuPerRequest[k] = (cpuPerRequest[k] ?? 0) + us;
-      if (molTarget !== undefined) molRuns.push(summary(await load(molTarget)));
+      if (mol !== undefined) {
+        const molUsage = measureCpu(mol.pids);
+        const molResult = await load(mol.url);
+        molRuns.push(summary(molResult));
+        const { generator: _, ...molPath } = molUsage(molResult.requests.total);
+        for (const [k, us] of Object.entries(molPath)) molCpu[k] = (molCpu[k] ?? 0) + us;
+      }
     }
     const f = average(floorRuns);
     const s = average(svcRuns);
     const m = molRuns.length > 0 ? average(molRuns) : undefined;
-    if (m !== undefined)
-      log(`  moleculer-web → Moleculer/NATS: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`);
+    const molPathCpu = Object.values(molCpu).reduce((sum, us) => sum + us, 0) / ROUNDS;
+    if (m !== undefined) {
+      const parts = Object.entries(molCpu).map(([k, us]) => `${k} ${(us / ROUNDS).toFixed(0)}`);
+      const cpuNote = parts.length > 0 ? `; CPU per request (µs, user + system): ${parts.join(', ')}` : '';
+      log(`  moleculer-web → Moleculer/NATS: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${cpuNote}`);
+    }
     log(`  floor (node http): ${f.rps.toFixed(0)} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, errors ${f.errors}`);
     log(
       `  svc-http → engine → worker: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, errors ${s.errors}`,
@@ -176,6 +195,20 @@ export async function run({ log = console.log } = {}) {
               target: '≥ 2.5',
             },
           ];
+    /** Our path's CPU per request against a peer's, a row without a target; none when either was not measured. */
+    const cpuRow = (name, peer, peerCpu) =>
+      cpu.length > 0 && Number.isFinite(peerCpu) && peerCpu > 0
+        ? [
+            {
+              name,
+              value: Math.round(pathCpu * 10) / 10,
+              unit: 'µs',
+              peer,
+              floor: Math.round(peerCpu * 10) / 10,
+              ratio: round(pathCpu / peerCpu),
+            },
+          ]
+        : [];
     return [
       {
         name: 'http req/s (100 connections)',
@@ -187,18 +220,12 @@ export async function run({ log = console.log } = {}) {
         target: '≥ 0.5',
       },
       ...peerRows,
-      ...(cpu.length > 0 && Number.isFinite(bareCpu) && bareCpu > 0
-        ? [
-            {
-              name: 'http CPU per request, svc-http + engine + worker',
-              value: Math.round(pathCpu * 10) / 10,
-              unit: 'µs',
-              peer: 'bare node http',
-              floor: Math.round(bareCpu * 10) / 10,
-              ratio: round(pathCpu / bareCpu),
-            },
-          ]
-        : []),
+      ...cpuRow('http CPU per request, svc-http + engine + worker', 'bare node http', bareCpu),
+      ...cpuRow(
+        'http CPU per request, svc-http + engine + worker, vs moleculer-web + broker + nats-server',
+        'moleculer-web',
+        molPathCpu,
+      ),
       { name: 'http p50 latency', value: s.p50, unit: 'ms', floor: f.p50, ratio: round(s.p50 / Math.max(f.p50, 1)) },
       { name: 'http p99 latency', value: s.p99, unit: 'ms', floor: f.p99, ratio: p99Ratio, target: '≤ 3' },
       { name: 'http errors (timeouts, non-2xx)', value: s.errors, unit: 'count' },
