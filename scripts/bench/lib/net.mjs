@@ -1,22 +1,53 @@
 // Small network helpers shared by the benchmark scripts (scripts/bench/*.mjs).
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import WebSocket from 'ws';
 
-/** Ports this process was given: the kernel may hand the same free port out twice in a row. */
+/** Ports this process was given. */
 const given = new Set();
 
-/** A TCP port free on 127.0.0.1 right now, and not one this process was already given (two listeners of one run). */
-export async function freePort() {
-  for (;;) {
-    const port = await new Promise((resolve, reject) => {
-      const server = net.createServer();
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port: bound } = server.address();
-        server.close(() => resolve(bound));
-      });
+/**
+ * Bench ports come from 16000–19999, below the kernel's ephemeral range (32768–60999 unless the host says otherwise)
+ * and below the test suite's slices (from 20000): a port there cannot be taken between the pick and the listener's
+ * bind by the local end of one of the bench's own outgoing connections, as one the kernel picks with `listen(0)` can.
+ * A host whose ephemeral range starts lower falls back to ports the kernel picks.
+ */
+const PORT_BASE = 16000;
+const PORT_COUNT = 4000;
+
+function ephemeralLow() {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const below = PORT_BASE + PORT_COUNT <= ephemeralLow();
+let next = Math.floor(Math.random() * PORT_COUNT);
+
+/** Binds `port` (0: the kernel picks) on every interface; the port it got, or undefined when it is taken. */
+function tryPort(port) {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', (err) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err),
+    );
+    server.listen(port, () => {
+      const { port: bound } = server.address();
+      server.close(() => resolve(bound));
     });
-    if (!given.has(port)) {
+  });
+}
+
+/** A TCP port free right now on every interface, and not one this process was already given (two listeners of one run). */
+export async function freePort() {
+  for (let tries = 0; ; tries++) {
+    const candidate = below && tries < PORT_COUNT ? PORT_BASE + (next++ % PORT_COUNT) : 0;
+    if (candidate !== 0 && given.has(candidate)) continue;
+    const port = await tryPort(candidate);
+    if (port !== undefined && !given.has(port)) {
       given.add(port);
       return port;
     }
