@@ -221,6 +221,7 @@ export async function run({ log }) {
         unit: 'calls/s',
         floor,
         ratio: round2(value / floor),
+        target: '≥ 0.85',
       },
       { name: `engine RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.engine, unit: 'MiB' },
       { name: `svc-otel RSS, memory_max_spans full (${memory.spans} spans)`, value: memory.otel, unit: 'MiB' },
