@@ -3,6 +3,8 @@
 //   local call          the same call within engine A (same engines, same processes kind), as its floor;
 //   aggregate           3 engines (a caller and an executor on each, the function replicated on all three,
 //                       256 calls outstanding per caller) against 1 engine (one caller, one executor, 256).
+//                       Each caller warms for 4 s first (BENCH_CLUSTER_WARM_MS): ten fresh processes on two
+//                       cores take seconds to reach their rate (docs/cluster.md, "The aggregate measured warm").
 // Needs nats-server on 127.0.0.1:4222 (skipped otherwise). Roles are the invoke benchmark's raw ws processes.
 import { Buffer } from 'node:buffer';
 import { fork, spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ const ROLES = join(HERE, 'invoke/roles.mjs');
 const CLI = join(ROOT, 'cli/dist/main.js');
 const SEQ_CALLS = Number(process.env.BENCH_SEQ_CALLS ?? 1000);
 const TPUT_MS = Number(process.env.BENCH_TPUT_MS ?? 1500);
+const WARM_MS = Number(process.env.BENCH_CLUSTER_WARM_MS ?? 4000);
 const SIZE = 100;
 
 function role(name, url) {
@@ -151,7 +154,7 @@ async function throughput(urls, log) {
   await Promise.all([...executors, ...callers].map((r) => r.ready));
   for (const u of urls) await waitReplicas(u, urls.length);
   const answers = await Promise.all(
-    callers.map((c) => c.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE })),
+    callers.map((c) => c.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE, warmMs: WARM_MS })),
   );
   for (const r of [...executors, ...callers]) r.stop();
   const total = answers.reduce((sum, a) => sum + a.perSecond, 0);
