@@ -3,7 +3,7 @@
 //   local call          the same call within engine A (same engines, same processes kind), as its floor;
 //   aggregate           3 engines (a caller and an executor on each, the function replicated on all three,
 //                       256 calls outstanding per caller) against 1 engine (one caller, one executor, 256).
-//                       Each caller warms for 4 s first (BENCH_CLUSTER_WARM_MS): ten fresh processes on two
+//                       Each caller warms for 4 s first (BENCH_CLUSTER_WARM_MS): nine fresh processes on two
 //                       cores take seconds to reach their rate (docs/cluster.md, "The aggregate measured warm").
 // Needs nats-server on 127.0.0.1:4222 (skipped otherwise). Roles are the invoke benchmark's raw ws processes.
 import { Buffer } from 'node:buffer';
