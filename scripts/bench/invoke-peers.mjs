@@ -153,6 +153,17 @@ function best(a, b) {
 const r2 = (x) => Math.round(x * 100) / 100;
 const us = (x) => Math.round(x * 10) / 10;
 
+/** One path's figures on one line: the round's own, or the best of the rounds (each figure from its best round). */
+function describe(kind, r) {
+  const names = processNames(kind, r);
+  const each = (total, user) => names.map((name, i) => `${name} ${us(total[i])} (${us(user[i])})`).join(', ');
+  return (
+    `p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ${Math.round(r.perSecond)} calls/s @256, ` +
+    `${us(r.cpuPerCall)} µs CPU/call (user): ${each(r.perProcess, r.userPerProcess)}; ` +
+    `sequential CPU µs/call (user) ${each(r.seqPerProcess, r.seqUserPerProcess)}`
+  );
+}
+
 export async function run({ log = console.log } = {}) {
   const natsUp = await portOpen(Number(new URL(NATS_URL).port || 4222));
   if (!natsUp) log(`invoke-peers: no NATS at ${NATS_URL}: Moleculer rows skipped (scripts/services.sh starts one)`);
@@ -163,19 +174,12 @@ export async function run({ log = console.log } = {}) {
   const results = {};
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of kinds) {
-      results[kind] = best(results[kind], await withPeer(kind, measure));
-      const r = results[kind];
-      log(
-        `  round ${round + 1} ${kind}: p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ` +
-          `${Math.round(r.perSecond)} calls/s @256, ` +
-          `${us(r.cpuPerCall)} µs CPU/call (user): ${processNames(kind, r)
-            .map((name, i) => `${name} ${us(r.perProcess[i])} (${us(r.userPerProcess[i])})`)
-            .join(', ')}; sequential CPU µs/call (user) ${processNames(kind, r)
-            .map((name, i) => `${name} ${us(r.seqPerProcess[i])} (${us(r.seqUserPerProcess[i])})`)
-            .join(', ')} (best so far)`,
-      );
+      const r = await withPeer(kind, measure);
+      results[kind] = best(results[kind], r);
+      log(`  round ${round + 1} ${kind}: ${describe(kind, r)}`);
     }
   }
+  for (const kind of kinds) log(`  best of ${ROUNDS} ${kind}: ${describe(kind, results[kind])}`);
   if (process.env.BENCH_PROF === '1') {
     // the engine between our SDK's clients, and between iii-sdk's, each in a folder of its own
     for (const kind of kinds.filter((k) => k === 'svc' || k === 'iii')) {
