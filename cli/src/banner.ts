@@ -10,9 +10,11 @@ export interface BannerInput {
   config: DeepReadonly<SvcConfig>;
   /** Why the command runs without its bundle (`whyUnbundled`), which makes start-up slower. */
   unbundled?: string;
+  /** What the host does that sets a call's latency (`hostLatencyNote`). */
+  hostNote?: string;
 }
 
-export function formatBanner({ running, workers, source, readyMs, config, unbundled }: BannerInput): string {
+export function formatBanner({ running, workers, source, readyMs, config, unbundled, hostNote }: BannerInput): string {
   const lines = [
     `svc ready in ${readyMs} ms`,
     `  engine   ${running.engine.url}  (workers connect here; port ${running.engine.port})`,
@@ -35,5 +37,6 @@ export function formatBanner({ running, workers, source, readyMs, config, unbund
   for (const warning of openListenerWarnings(running.engine.listeners)) lines.push(`  WARNING  ${warning}`);
   if (unbundled !== undefined)
     lines.push(`  note     started without its bundle, so start-up is slower: ${unbundled} (npm run build makes it)`);
+  if (hostNote !== undefined) lines.push(`  note     ${hostNote}`);
   return `${lines.join('\n')}\n`;
 }

@@ -13,15 +13,18 @@ import { processState } from './exec-helpers.js';
 
 /** The banner's lines as `label: shape` (numbers, pids and paths blanked), e.g. `http: :N`. */
 function bannerShape(banner: string): string[] {
-  return banner
-    .split('\n')
-    .filter((line) => /^svc ready| {2}[a-z]+ /.test(line))
-    .map((line) =>
-      line
-        .replace(/\d+/g, 'N')
-        .replace(/ {2}config {3}\S+/, '  config   <file>')
-        .trim(),
-    );
+  return (
+    banner
+      .split('\n')
+      // `note` lines tell of the host and the build (a VM's idle vCPUs, a missing bundle), not what the README shows
+      .filter((line) => /^svc ready| {2}[a-z]+ /.test(line) && !line.startsWith('  note '))
+      .map((line) =>
+        line
+          .replace(/\d+/g, 'N')
+          .replace(/ {2}config {3}\S+/, '  config   <file>')
+          .trim(),
+      )
+  );
 }
 
 /** The banner block README.md shows under "1. Start the engine". */

@@ -18,6 +18,7 @@ import {
   waitForFunction,
   type Child,
 } from '../harness.js';
+import { readIdleHalt } from '../../cli/src/start/host-notes.js';
 
 const CLI = join(ROOT, 'cli/dist/main.js');
 const WORKERS = ['http', 'state', 'queue', 'cron', 'stream'] as const;
@@ -60,6 +61,9 @@ describe('svc with the embedded default config', () => {
     expect(svc.logs()).toContain(`http     :${httpPort}`);
     expect(svc.logs()).toContain(`stream   :${streamPort}`);
     for (const dir of built) expect(svc.logs()).toMatch(new RegExp(`workers .*svc-${dir} \\(`));
+    // A host whose idle vCPUs halt at once (a VM's haltpoll driver, not polling) gets a note on latency; others none.
+    if (readIdleHalt()?.pollNs === 0) expect(svc.logs()).toMatch(/\n {2}note {5}idle vCPUs halt at once/);
+    else expect(svc.logs()).not.toContain('idle vCPUs halt at once');
     const names = await waitFor(
       async () => {
         const answer = await rawCall(url, 'engine::workers::list', {}, 2000);

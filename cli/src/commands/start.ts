@@ -11,6 +11,7 @@ import type { RunningSvc, WorkerStatus } from '@svc/engine/run';
 import { formatBanner } from '../banner.js';
 import { consoleLogger } from '../console-logger.js';
 import { EXIT } from '../exit-codes.js';
+import { hostLatencyNote, readIdleHalt } from '../start/host-notes.js';
 import { startupFailureMessage } from '../start/startup-failure.js';
 
 export interface StartArgs {
@@ -73,6 +74,7 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
   if (failed.length > 0) return failStartup(running, failed, source, logger);
   const readyMs = Math.round(performance.now() - startedAt);
   const unbundled = whyUnbundled();
+  const hostNote = hostLatencyNote(readIdleHalt());
   logger.info(
     {
       url: running.engine.url,
@@ -82,10 +84,11 @@ export async function startCommand(args: StartArgs): Promise<number | undefined>
       modules: running.modules,
       ready_ms: readyMs,
       ...(unbundled !== undefined ? { unbundled } : {}),
+      ...(hostNote !== undefined ? { host_note: hostNote } : {}),
     },
     'svc ready',
   );
-  process.stderr.write(formatBanner({ running, workers, source: source.path, readyMs, config, unbundled }));
+  process.stderr.write(formatBanner({ running, workers, source: source.path, readyMs, config, unbundled, hostNote }));
   for (const worker of workers) {
     if (worker.state !== 'ready')
       logger.warn({ worker }, `${worker.name} is ${worker.state}${worker.reason ? `: ${worker.reason}` : ''}`);
