@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ROOT, freePort, waitFor } from '../harness.js';
 import { processState } from './exec-helpers.js';
@@ -81,7 +82,13 @@ describe('npm start', () => {
       }
       for (const p of [port, httpPort, streamPort]) expect(await portIsFree(p)).toBe(true);
     } finally {
-      if (npm.exitCode === null) npm.kill('SIGKILL');
+      // After a failed assertion: stop svc the way the test does (SIGKILL to npm alone would leave svc and its
+      // workers running, and they would weigh on every later test), and kill npm only if that does not end it.
+      if (npm.exitCode === null && npm.signalCode === null) {
+        npm.kill('SIGTERM');
+        const ended = await Promise.race([exited.then(() => true), delay(10000, false, { ref: false })]);
+        if (!ended) npm.kill('SIGKILL');
+      }
     }
   }, 120000);
 });
