@@ -35,7 +35,13 @@ describe('readIdleHalt and hostLatencyNote', () => {
   });
 
   it('another idle driver, no cpuidle at all, or an unreadable setting: nothing to say', () => {
-    for (const root of [sysfs('acpi_idle', '0'), sysfs(undefined), sysfs('haltpoll'), sysfs('haltpoll', 'n/a')]) {
+    for (const root of [
+      sysfs('acpi_idle', '0'),
+      sysfs(undefined),
+      sysfs('haltpoll'),
+      sysfs('haltpoll', 'n/a'),
+      sysfs('haltpoll', ''),
+    ]) {
       expect(readIdleHalt(root)).toBeUndefined();
       expect(hostLatencyNote(readIdleHalt(root))).toBeUndefined();
     }

@@ -22,7 +22,8 @@ export interface IdleHalt {
 export function readIdleHalt(root = '/'): IdleHalt | undefined {
   const driver = readText(join(root, 'sys/devices/system/cpu/cpuidle/current_driver'));
   if (driver !== 'haltpoll') return undefined;
-  const pollNs = Number(readText(join(root, 'sys/module/haltpoll/parameters/guest_halt_poll_ns')) ?? Number.NaN);
+  const text = readText(join(root, 'sys/module/haltpoll/parameters/guest_halt_poll_ns'));
+  const pollNs = text ? Number(text) : Number.NaN; // an empty file is no setting, not 0
   return Number.isInteger(pollNs) && pollNs >= 0 ? { driver, pollNs } : undefined;
 }
 
