@@ -7,7 +7,9 @@
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
 // Each area's closing line gives how the machine's CPUs were spent while it ran (busy, idle, stolen by the host),
 // and a missed row whose area ran with a share of steal worth naming says so. The first line names the host: its
-// CPUs and what a system call costs there (lib/host-syscall.mjs), read once before the first script.
+// CPUs, what a system call costs there (lib/host-syscall.mjs) and, on a VM whose idle vCPUs halt under the haltpoll
+// driver, how long they poll first (each wake-up of a halted vCPU goes through the hypervisor, which sets the
+// sequential rows), read once before the first script.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -15,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuShares, describeShares, readCpuTimes } from './lib/host-cpu.mjs';
 import { describeSystemCall, systemCallNs } from './lib/host-syscall.mjs';
 import { describeMiss, meetsTarget, shownRatio } from './lib/targets.mjs';
+import { readIdleHalt } from '../../cli/dist/start/host-notes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -61,9 +64,13 @@ async function main() {
     model: cpus()[0]?.model,
     node: process.version,
     systemCallNs: Math.round(systemCallNs()),
+    idleHalt: readIdleHalt() ?? null,
   };
+  const halt = machine.idleHalt
+    ? `; idle vCPUs poll ${machine.idleHalt.pollNs} ns before they halt (cpuidle haltpoll)`
+    : '';
   console.log(
-    `host: ${machine.cpus} × ${machine.model}, Node.js ${machine.node}; ${describeSystemCall(machine.systemCallNs)}`,
+    `host: ${machine.cpus} × ${machine.model}, Node.js ${machine.node}; ${describeSystemCall(machine.systemCallNs)}${halt}`,
   );
   const rows = [];
   const failures = [];
