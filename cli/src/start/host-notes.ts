@@ -1,8 +1,8 @@
 /**
  * What the host does that sets svc's latency and that only its operator can change, read once at start-up and
  * shown beside the ready banner: a virtual machine whose idle vCPUs halt at once (the `haltpoll` cpuidle driver
- * with `guest_halt_poll_ns` at 0) wakes every process of a call through the hypervisor, which took about half of a
- * lone call's time on the guests measured (docs/deploying.md, "Latency on virtual machines").
+ * with `guest_halt_poll_ns` at 0) wakes every process of a call through the hypervisor, which took half or more of
+ * a lone call's time on the guests measured (docs/deploying.md, "Latency on virtual machines").
  *
  * Reads two small sysfs files; anything missing or unreadable (another OS, another driver, a container without
  * /sys) means there is nothing to say.
@@ -32,7 +32,7 @@ export function hostLatencyNote(halt: IdleHalt | undefined): string | undefined 
   if (halt === undefined || halt.pollNs !== 0) return undefined;
   return (
     'idle vCPUs halt at once (cpuidle haltpoll, guest_halt_poll_ns=0): waking each process of a call goes ' +
-    "through the hypervisor, about half of a lone call's latency on the VMs measured (docs/deploying.md, " +
+    "through the hypervisor, half or more of a lone call's latency on the VMs measured (docs/deploying.md, " +
     '"Latency on virtual machines")'
   );
 }
