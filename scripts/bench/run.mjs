@@ -1,6 +1,7 @@
 // `npm run bench`: runs every scripts/bench/*.mjs (except this file) that exports `run({ log })`, prints one
 // table of rows `{ name, value, unit, floor?, peer?, ratio?, target? }` (`floor` is the value of what the row is
-// measured against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/.
+// measured against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/, with
+// each script's log lines (`areas[].log`, which `node scripts/bench/report.mjs` makes the docs' tables from).
 // `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words. A
 // script that exports `namedOnly = true` (one that takes minutes and has no target, such as instructions.mjs) runs
 // only when a word names it.
@@ -87,8 +88,14 @@ async function main() {
     const started = Date.now();
     const cpuBefore = readCpuTimes();
     console.log(`== ${area}`);
+    const log = [];
     try {
-      const result = await mod.run({ log: (msg) => console.log(`   ${msg}`) });
+      const result = await mod.run({
+        log: (msg) => {
+          log.push(String(msg));
+          console.log(`   ${msg}`);
+        },
+      });
       for (const row of result ?? []) rows.push({ area, ...row });
     } catch (err) {
       failures.push({ area, error: String(err?.stack ?? err) });
@@ -96,7 +103,7 @@ async function main() {
     }
     const seconds = (Date.now() - started) / 1000;
     const cpu = cpuShares(cpuBefore, readCpuTimes());
-    areas.push({ area, seconds, cpu });
+    areas.push({ area, seconds, cpu, log });
     console.log(`   done in ${seconds.toFixed(1)} s${cpu ? `; the machine's CPUs: ${describeShares(cpu)}` : ''}`);
   }
   for (const row of rows) {
