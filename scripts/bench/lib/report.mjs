@@ -100,7 +100,7 @@ export const REPORT_ROWS = [
       const [, engine, executor, caller] = logMatch(
         run,
         'invoke-peers',
-        /best of 2 iii: .*? CPU\/call \(user\): engine ([\d.]+) \([\d.]+\), executor ([\d.]+) \([\d.]+\), caller ([\d.]+)/,
+        /best of \d+ iii: .*? CPU\/call \(user\): engine ([\d.]+) \([\d.]+\), executor ([\d.]+) \([\d.]+\), caller ([\d.]+)/,
       );
       return `${one(engine)}, ${one(executor)}, ${one(caller)} (${ratioText(row)}×)`;
     },
