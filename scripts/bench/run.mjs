@@ -1,10 +1,10 @@
-// `npm run bench`: runs every scripts/bench/*.mjs (except this file) that exports `run({ log })`, prints one
-// table of rows `{ name, value, unit, floor?, peer?, ratio?, target? }` (`floor` is the value of what the row is
-// measured against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/, with
-// each script's log lines (`areas[].log`, which `node scripts/bench/report.mjs` makes the docs' tables from).
-// `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words. A
-// script that exports `namedOnly = true` (one that takes minutes and has no target, such as instructions.mjs) runs
-// only when a word names it.
+// `npm run bench`: runs every scripts/bench/*.mjs (except this file) that exports `run({ log })`, prints one table of
+// rows `{ name, value, unit, floor?, peer?, ratio?, target? }` (`floor` is the value of what the row is measured
+// against: the floor, or the peer system named by `peer`) and writes them as JSON to bench-results/, with each
+// script's log lines (`areas[].log`, from which `node scripts/bench/report.mjs` makes the docs' table of targets).
+// `node scripts/bench/run.mjs invoke http` runs only the scripts whose file name contains one of the words. A script
+// that exports `namedOnly = true` (one that takes minutes and has no target, such as instructions.mjs) runs only when
+// a word names it.
 // Helper scripts beside them (child processes, servers) are recognised by not exporting `run` and never imported.
 // Each area's closing line gives how the machine's CPUs were spent while it ran (busy, idle, stolen by the host),
 // and a missed row whose area ran with a share of steal worth naming says so. The first line names the host: its

@@ -1,7 +1,7 @@
-// The tables docs/performance.md gives for a group of full runs ("Latest full runs"), made from the JSON files
-// `npm run bench` writes: one column per run with each target's row as the docs print it (met in bold, the figures
-// behind it on the rows below), and one line per run for the host and the minutes it ran in.
-import { meetsTarget } from './targets.mjs';
+// The table of targets docs/performance.md gives for a group of full runs ("Latest full runs"), made from the JSON
+// files `npm run bench` writes: one column per run with each target's row as the docs print it (met in bold, the
+// figures behind it on the rows below), and one line per run for the host and the minutes it ran in.
+import { meetsTarget, ratioWithDigits } from './targets.mjs';
 
 /** An error that names the run it is about (its column's label). */
 function runError(run, what) {
@@ -36,30 +36,17 @@ const int = (n) => Math.round(Number(n)).toLocaleString('en-US');
 const one = (n) => Number(n).toFixed(1);
 const bold = (text, met) => (met ? `**${text}**` : text);
 
-/**
- * A row's ratio with two decimals, or with as many more as it takes to read the way its verdict does: 0.4996
- * against `≥ 0.5` prints as 0.4996, not 0.50.
- */
+/** A row's ratio with two decimals, or the digits that decide it (`ratioWithDigits`). */
 export function ratioText(row) {
   const ratio = Number(row.value) / Number(row.floor);
-  // a unitless target is judged on the ratio, which a row without one would have judged on its value
-  const met = meetsTarget({ ...row, ratio: row.ratio ?? ratio });
-  const target = /^([≥≤<>])\s*([\d.]+)$/.exec(row.target ?? '');
-  for (let digits = 2; digits <= 6; digits++) {
-    const text = ratio.toFixed(digits);
-    if (!target || met === undefined) return text;
-    const [, op, limitText] = target;
-    const shown = Number(text);
-    const limit = Number(limitText);
-    const reads =
-      op === '≥' ? shown >= limit : op === '≤' ? shown <= limit : op === '<' ? shown < limit : shown > limit;
-    if (reads === met) return text;
-  }
-  return String(ratio);
+  // a row's verdict is on its ratio only when it has one: a report of a bare value and floor gets it computed
+  return ratioWithDigits({ ...row, ratio: row.ratio ?? Number(ratio.toFixed(2)) }, 2);
 }
 
-const judged = (row) => bold(ratioText(row), row.met ?? meetsTarget(row));
 const met = (row) => row.met ?? meetsTarget(row);
+const judged = (row) => bold(ratioText(row), met(row));
+/** A judged ratio with the two rates it is made of: `**2.29** (13,574 / 5,918)`. */
+const judgedWithRates = (row) => `${judged(row)} (${int(row.value)} / ${int(row.floor)})`;
 
 /** The state rows of one store: `set / get`, both in bold when both met. */
 function stateCell(run, store) {
@@ -164,7 +151,7 @@ export const REPORT_ROWS = [
     title: 'queue end to end, ≥ 1.5× BullMQ (in-memory)',
     cell: (run) => {
       const row = findRow(run, 'queue', /end to end .*in_memory/);
-      return `${judged(row)} (${int(row.value)} / ${int(row.floor)})`;
+      return judgedWithRates(row);
     },
   },
   {
@@ -184,14 +171,14 @@ export const REPORT_ROWS = [
     title: 'publish → deliver vs NATS core, 1 subscriber, ≥ 1.0×',
     cell: (run) => {
       const row = findRow(run, 'events', /throughput, 1 subscriber$/, 'NATS');
-      return `${judged(row)} (${int(row.value)} / ${int(row.floor)})`;
+      return judgedWithRates(row);
     },
   },
   {
     title: '… 10 subscribers',
     cell: (run) => {
       const row = findRow(run, 'events', /throughput, 10 subscribers$/, 'NATS');
-      return `${judged(row)} (${int(row.value)} / ${int(row.floor)})`;
+      return judgedWithRates(row);
     },
   },
   {

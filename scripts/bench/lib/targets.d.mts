@@ -13,4 +13,6 @@ export function judgedFigure(row: TargetRow): string;
 
 export function shownRatio(row: TargetRow): string;
 
+export function ratioWithDigits(row: TargetRow, fewest: number): string;
+
 export function describeMiss(row: TargetRow & { area: string; name: string }, steal?: number): string;

@@ -33,10 +33,25 @@ export function shownRatio(row) {
   if (row.ratio === undefined) return '';
   const judged = judge(row);
   if (judged === undefined || judged.onValue || judged.actual === row.ratio) return String(row.ratio);
-  const { op, actual, limit } = judged;
+  if (holds(judged.op, row.ratio, judged.limit) === holds(judged.op, judged.actual, judged.limit)) {
+    return String(row.ratio);
+  }
+  return decidingDigits(judged, 3);
+}
+
+/**
+ * A row's ratio with `fewest` decimals, or with as many more as it takes to read the way its verdict does (0.4996
+ * against `≥ 0.5` with two: 0.4996, not 0.50); a row whose target is not on its ratio gets value / floor with `fewest`.
+ */
+export function ratioWithDigits(row, fewest) {
+  const judged = judge(row);
+  if (judged === undefined || judged.onValue) return (Number(row.value) / Number(row.floor)).toFixed(fewest);
+  return decidingDigits(judged, fewest);
+}
+
+function decidingDigits({ op, actual, limit }, fewest) {
   const verdict = holds(op, actual, limit);
-  if (holds(op, row.ratio, limit) === verdict) return String(row.ratio);
-  for (let digits = 3; digits <= 6; digits++) {
+  for (let digits = fewest; digits <= 6; digits++) {
     const text = actual.toFixed(digits);
     if (holds(op, Number(text), limit) === verdict) return text;
   }
