@@ -12,15 +12,16 @@
 // calls after 200 is printed beside it for reference); iii-sdk through the engine ≥ 1.0× Moleculer; the two rates
 // restated as CPU per call summed over each path's processes (ours: caller, engine, executor; Moleculer's: two
 // brokers and the NATS server when it runs on this machine), ≤ 0.67× and ≤ 1.0×. Each round also prints each
-// process's CPU per sequential call with its user-space part in brackets. Best of BENCH_ROUNDS (2)
-// interleaved rounds. With BENCH_PROF=1 a last, unscored run at 256 outstanding of each path through the engine
-// (svc, iii) writes the engine's CPU profile to bench-results/profiles/engine-<path>/.
+// process's CPU per sequential call with its user-space part in brackets, and how often each process went to sleep
+// per call (voluntary context switches over its threads), at 256 outstanding and sequentially. Best of
+// BENCH_ROUNDS (2) interleaved rounds. With BENCH_PROF=1 a last, unscored run at 256 outstanding of each path
+// through the engine (svc, iii) writes the engine's CPU profile to bench-results/profiles/engine-<path>/.
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portOpen } from './lib/net.mjs';
 import { role, startEngineProcess } from './invoke/procs.mjs';
-import { cpuTimes } from './lib/process-cpu.mjs';
+import { contextSwitches, cpuTimes } from './lib/process-cpu.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -90,16 +91,21 @@ async function withPeer(kind, fn, options = {}) {
 async function measure(caller, pids) {
   const cold = await caller.ask({ cmd: 'seq', n: SEQ_CALLS, size: SIZE });
   const before = pids.map(userAndTotal);
+  const sleepsBefore = pids.map(sleeps);
   const tput = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE });
   // the run includes a 200 ms warm-up at the same rate
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
   const after = pids.map(userAndTotal);
+  // how often each process went to sleep per call: on a host whose idle vCPUs halt at once each sleep ends in a
+  // wake-up through the hypervisor, and a path whose processes sleep more often per call loses more to them
+  const sleepsPerProcess = pids.map(sleeps).map((n, i) => (n - sleepsBefore[i]) / calls);
   const perProcess = after.map((a, i) => (a.total - before[i].total) / calls);
   // the user-space part: what each side's own code costs, apart from its system calls and wake-ups, which a host's
   // kernel entries (page-table isolation, the hypervisor) make dearer on some hosts than on others
   const userPerProcess = after.map((a, i) => (a.user - before[i].user) / calls);
   const cpuPerCall = perProcess.reduce((a, b) => a + b, 0);
   const beforeSeq = pids.map(userAndTotal);
+  const seqSleepsBefore = pids.map(sleeps);
   const seq = await caller.ask({ cmd: 'seq', n: STEADY_SEQ_CALLS, warm: STEADY_SEQ_WARM, size: SIZE });
   // CPU per sequential call (the warm-up's calls included), each process, and the user-space part of it: every path
   // here makes the same system calls per call, so the user part is each side's own code and the rest mostly what
@@ -108,6 +114,7 @@ async function measure(caller, pids) {
   const afterSeq = pids.map(userAndTotal);
   const seqPerProcess = afterSeq.map((after, i) => (after.total - beforeSeq[i].total) / seqCalls);
   const seqUserPerProcess = afterSeq.map((after, i) => (after.user - beforeSeq[i].user) / seqCalls);
+  const seqSleepsPerProcess = pids.map(sleeps).map((n, i) => (n - seqSleepsBefore[i]) / seqCalls);
   return {
     p50: seq.p50,
     p99: seq.p99,
@@ -118,6 +125,8 @@ async function measure(caller, pids) {
     userPerProcess,
     seqPerProcess,
     seqUserPerProcess,
+    sleepsPerProcess,
+    seqSleepsPerProcess,
   };
 }
 
@@ -125,6 +134,11 @@ async function measure(caller, pids) {
 function userAndTotal(pid) {
   const times = cpuTimes(pid);
   return times === undefined ? { user: NaN, total: NaN } : times;
+}
+
+/** A process's voluntary context switches so far, over all its threads (NaN once it is gone). */
+function sleeps(pid) {
+  return contextSwitches(pid)?.voluntary ?? NaN;
 }
 
 /** The processes of a path, in the order `withPeer` lists their pids. */
@@ -145,8 +159,10 @@ function best(a, b) {
     cpuPerCall: Math.min(a.cpuPerCall, b.cpuPerCall),
     perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
     userPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.userPerProcess : b.userPerProcess,
+    sleepsPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.sleepsPerProcess : b.sleepsPerProcess,
     seqPerProcess: a.p50 <= b.p50 ? a.seqPerProcess : b.seqPerProcess,
     seqUserPerProcess: a.p50 <= b.p50 ? a.seqUserPerProcess : b.seqUserPerProcess,
+    seqSleepsPerProcess: a.p50 <= b.p50 ? a.seqSleepsPerProcess : b.seqSleepsPerProcess,
   };
 }
 
@@ -157,10 +173,12 @@ const us = (x) => Math.round(x * 10) / 10;
 function describe(kind, r) {
   const names = processNames(kind, r);
   const each = (total, user) => names.map((name, i) => `${name} ${us(total[i])} (${us(user[i])})`).join(', ');
+  const slept = (perCall) => names.map((name, i) => `${name} ${r2(perCall[i])}`).join(', ');
   return (
     `p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ${Math.round(r.perSecond)} calls/s @256, ` +
     `${us(r.cpuPerCall)} µs CPU/call (user): ${each(r.perProcess, r.userPerProcess)}; ` +
-    `sequential CPU µs/call (user) ${each(r.seqPerProcess, r.seqUserPerProcess)}`
+    `sequential CPU µs/call (user) ${each(r.seqPerProcess, r.seqUserPerProcess)}; ` +
+    `sleeps per call @256: ${slept(r.sleepsPerProcess)}; sequential: ${slept(r.seqSleepsPerProcess)}`
   );
 }
 

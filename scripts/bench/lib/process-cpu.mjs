@@ -1,6 +1,6 @@
 // The CPU time one process has used so far, from /proc/<pid>/stat (Linux), read by the benchmarks around a measured
 // window: per call or per delivered message, the CPU a path spends is steadier on a shared machine than its rate.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** CPU time (user + system) a process has used, µs, from /proc (Linux); undefined elsewhere. */
 export function cpuMicros(pid) {
@@ -23,4 +23,32 @@ export function cpuTimes(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How many times a process's threads have gone to sleep so far (voluntary context switches: each waits for a
+ * wake-up) and been taken off a CPU still runnable (involuntary ones), summed over its threads from
+ * `/proc/<pid>/task/<tid>/status`; undefined once the process is gone. A thread that ended meanwhile takes its
+ * counts with it, so a window's difference is a floor.
+ */
+export function contextSwitches(pid) {
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const tid of tids) {
+    let status;
+    try {
+      status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return { voluntary, involuntary };
 }

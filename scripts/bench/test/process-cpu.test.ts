@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { cpuMicros, cpuTimes } from '../lib/process-cpu.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { contextSwitches, cpuMicros, cpuTimes } from '../lib/process-cpu.mjs';
 
 describe("the bench's reading of one process's CPU time", () => {
   it('splits it into user and system time, whose sum is the total', () => {
@@ -28,5 +29,20 @@ describe("the bench's reading of one process's CPU time", () => {
     const pid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
     expect(cpuTimes(pid)).toBeUndefined();
     expect(cpuMicros(pid)).toBeUndefined();
+  });
+
+  it('counts each wait of its threads for a timer as a voluntary context switch', async () => {
+    const before = contextSwitches(process.pid)!;
+    expect(before.voluntary).toBeGreaterThanOrEqual(0);
+    expect(before.involuntary).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i < 10; i++) await sleep(5); // the main thread sleeps in epoll_wait ten times
+    const after = contextSwitches(process.pid)!;
+    expect(after.voluntary - before.voluntary).toBeGreaterThanOrEqual(10);
+    expect(after.involuntary).toBeGreaterThanOrEqual(before.involuntary);
+  });
+
+  it('counts no context switches for a process that has gone', () => {
+    const pid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    expect(contextSwitches(pid)).toBeUndefined();
   });
 });
