@@ -96,7 +96,7 @@ async function measure(caller, pids) {
   // the run includes a 200 ms warm-up at the same rate
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
   const after = pids.map(userAndTotal);
-  // how often each process went to sleep per call: on a host whose idle vCPUs halt at once each sleep ends in a
+  // how often each process went to sleep per call: on a host whose idle vCPUs halt at once a sleep can end in a
   // wake-up through the hypervisor, and a path whose processes sleep more often per call loses more to them
   const sleepsPerProcess = pids.map(sleeps).map((n, i) => (n - sleepsBefore[i]) / calls);
   const perProcess = after.map((a, i) => (a.total - before[i].total) / calls);

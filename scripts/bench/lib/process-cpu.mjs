@@ -1,5 +1,6 @@
-// The CPU time one process has used so far, from /proc/<pid>/stat (Linux), read by the benchmarks around a measured
-// window: per call or per delivered message, the CPU a path spends is steadier on a shared machine than its rate.
+// The CPU time one process has used so far, from /proc/<pid>/stat (Linux), and how often its threads slept, read by
+// the benchmarks around a measured window: per call or per delivered message, the CPU a path spends is steadier on a
+// shared machine than its rate.
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** CPU time (user + system) a process has used, µs, from /proc (Linux); undefined elsewhere. */
