@@ -21,7 +21,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portOpen } from './lib/net.mjs';
 import { role, startEngineProcess } from './invoke/procs.mjs';
-import { contextSwitches, cpuTimes } from './lib/process-cpu.mjs';
+import { contextSwitches, cpuTimes, ioCalls } from './lib/process-cpu.mjs';
 import { natsServerPid } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
 
@@ -92,6 +92,7 @@ async function measure(caller, pids) {
   const cold = await caller.ask({ cmd: 'seq', n: SEQ_CALLS, size: SIZE });
   const before = pids.map(userAndTotal);
   const sleepsBefore = pids.map(sleeps);
+  const ioBefore = pids.map(io);
   const tput = await caller.ask({ cmd: 'tput', concurrency: 256, ms: TPUT_MS, size: SIZE });
   // the run includes a 200 ms warm-up at the same rate
   const calls = (tput.perSecond * (TPUT_MS + 200)) / 1000;
@@ -99,6 +100,16 @@ async function measure(caller, pids) {
   // how often each process went to sleep per call: on a host whose idle vCPUs halt at once a sleep can end in a
   // wake-up through the hypervisor, and a path whose processes sleep more often per call loses more to them
   const sleepsPerProcess = pids.map(sleeps).map((n, i) => (n - sleepsBefore[i]) / calls);
+  // and how many reads and writes it made per call: each costs a kernel entry, dearer on some hosts than on others
+  // (the run's first line gives a system call's cost), and a path that batches more calls per write makes fewer
+  const ioPerProcess = pids.map(io).map((n, i) => {
+    const writes = n.writes - ioBefore[i].writes;
+    return {
+      reads: (n.reads - ioBefore[i].reads) / calls,
+      writes: writes / calls,
+      bytesPerWrite: (n.bytesWritten - ioBefore[i].bytesWritten) / writes,
+    };
+  });
   const perProcess = after.map((a, i) => (a.total - before[i].total) / calls);
   // the user-space part: what each side's own code costs, apart from its system calls and wake-ups, which a host's
   // kernel entries (page-table isolation, the hypervisor) make dearer on some hosts than on others
@@ -127,6 +138,7 @@ async function measure(caller, pids) {
     seqUserPerProcess,
     sleepsPerProcess,
     seqSleepsPerProcess,
+    ioPerProcess,
   };
 }
 
@@ -139,6 +151,11 @@ function userAndTotal(pid) {
 /** A process's voluntary context switches so far, over all its threads (NaN once it is gone). */
 function sleeps(pid) {
   return contextSwitches(pid)?.voluntary ?? NaN;
+}
+
+/** A process's read and write system calls so far and their bytes (NaN once it is gone or they cannot be read). */
+function io(pid) {
+  return ioCalls(pid) ?? { reads: NaN, writes: NaN, bytesRead: NaN, bytesWritten: NaN };
 }
 
 /** The processes of a path, in the order `withPeer` lists their pids. */
@@ -160,6 +177,7 @@ function best(a, b) {
     perProcess: a.cpuPerCall <= b.cpuPerCall ? a.perProcess : b.perProcess,
     userPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.userPerProcess : b.userPerProcess,
     sleepsPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.sleepsPerProcess : b.sleepsPerProcess,
+    ioPerProcess: a.cpuPerCall <= b.cpuPerCall ? a.ioPerProcess : b.ioPerProcess,
     seqPerProcess: a.p50 <= b.p50 ? a.seqPerProcess : b.seqPerProcess,
     seqUserPerProcess: a.p50 <= b.p50 ? a.seqUserPerProcess : b.seqUserPerProcess,
     seqSleepsPerProcess: a.p50 <= b.p50 ? a.seqSleepsPerProcess : b.seqSleepsPerProcess,
@@ -167,6 +185,7 @@ function best(a, b) {
 }
 
 const r2 = (x) => Math.round(x * 100) / 100;
+const r3 = (x) => Math.round(x * 1000) / 1000;
 const us = (x) => Math.round(x * 10) / 10;
 
 /** One path's figures on one line: the round's own, or the best of the rounds (each figure from its best round). */
@@ -174,11 +193,19 @@ function describe(kind, r) {
   const names = processNames(kind, r);
   const each = (total, user) => names.map((name, i) => `${name} ${us(total[i])} (${us(user[i])})`).join(', ');
   const slept = (perCall) => names.map((name, i) => `${name} ${r2(perCall[i])}`).join(', ');
+  const rw = (perCall) =>
+    names
+      .map((name, i) => {
+        const { reads, writes, bytesPerWrite } = perCall[i];
+        return `${name} ${r3(reads)}/${r3(writes)} (${Math.round(bytesPerWrite)} B a write)`;
+      })
+      .join(', ');
   return (
     `p50 ${us(r.p50)} µs (first calls ${us(r.coldP50)}), ${Math.round(r.perSecond)} calls/s @256, ` +
     `${us(r.cpuPerCall)} µs CPU/call (user): ${each(r.perProcess, r.userPerProcess)}; ` +
     `sequential CPU µs/call (user) ${each(r.seqPerProcess, r.seqUserPerProcess)}; ` +
-    `sleeps per call @256: ${slept(r.sleepsPerProcess)}; sequential: ${slept(r.seqSleepsPerProcess)}`
+    `sleeps per call @256: ${slept(r.sleepsPerProcess)}; sequential: ${slept(r.seqSleepsPerProcess)}; ` +
+    `reads/writes per call @256: ${rw(r.ioPerProcess)}`
   );
 }
 

@@ -19,3 +19,14 @@ export interface ContextSwitches {
 
 /** A process's context switches summed over its threads (`/proc/<pid>/task`); undefined once it is gone. */
 export function contextSwitches(pid: number): ContextSwitches | undefined;
+
+/** Read and write system calls a process has made so far, and their bytes (`/proc/<pid>/io`). */
+export interface IoCalls {
+  reads: number;
+  writes: number;
+  bytesRead: number;
+  bytesWritten: number;
+}
+
+/** A process's read and write system calls so far; undefined once it is gone or where the file is unreadable. */
+export function ioCalls(pid: number): IoCalls | undefined;

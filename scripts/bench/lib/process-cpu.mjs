@@ -1,6 +1,6 @@
-// The CPU time one process has used so far, from /proc/<pid>/stat (Linux), and how often its threads slept, read by
-// the benchmarks around a measured window: per call or per delivered message, the CPU a path spends is steadier on a
-// shared machine than its rate.
+// The CPU time one process has used so far, from /proc/<pid>/stat (Linux), how often its threads slept and how many
+// read and write system calls it made, read by the benchmarks around a measured window: per call or per delivered
+// message, the CPU a path spends is steadier on a shared machine than its rate.
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** CPU time (user + system) a process has used, µs, from /proc (Linux); undefined elsewhere. */
@@ -52,4 +52,27 @@ export function contextSwitches(pid) {
     involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
   }
   return { voluntary, involuntary };
+}
+
+/**
+ * How many read and write system calls a process has made so far, and the bytes they moved (`syscr`, `syscw`, `rchar`
+ * and `wchar` in `/proc/<pid>/io`: read(), readv(), write(), writev() and their kin, on sockets and pipes as on files;
+ * not epoll or recvmsg/sendmsg), over all its threads; undefined once the process is gone or where the file cannot be
+ * read (another user's process).
+ */
+export function ioCalls(pid) {
+  let io;
+  try {
+    io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(io)?.[1] ?? NaN);
+  const counts = {
+    reads: field('syscr'),
+    writes: field('syscw'),
+    bytesRead: field('rchar'),
+    bytesWritten: field('wchar'),
+  };
+  return Object.values(counts).some(Number.isNaN) ? undefined : counts;
 }

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { contextSwitches, cpuMicros, cpuTimes } from '../lib/process-cpu.mjs';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { contextSwitches, cpuMicros, cpuTimes, ioCalls } from '../lib/process-cpu.mjs';
 
 describe("the bench's reading of one process's CPU time", () => {
   it('splits it into user and system time, whose sum is the total', () => {
@@ -44,5 +45,32 @@ describe("the bench's reading of one process's CPU time", () => {
   it('counts no context switches for a process that has gone', () => {
     const pid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
     expect(contextSwitches(pid)).toBeUndefined();
+  });
+
+  it('counts each read and write system call and the bytes they moved', () => {
+    const before = ioCalls(process.pid)!;
+    const source = openSync('/dev/zero', 'r');
+    const sink = openSync('/dev/null', 'w');
+    const small = Buffer.alloc(1000);
+    const large = Buffer.alloc(10_000);
+    try {
+      for (let i = 0; i < 40; i++) readSync(source, small);
+      for (let i = 0; i < 5; i++) writeSync(sink, large);
+    } finally {
+      closeSync(source);
+      closeSync(sink);
+    }
+    const after = ioCalls(process.pid)!;
+    // 40 reads of 1,000 bytes and 5 writes of 10,000: other threads may add theirs, never fewer, and not 35 writes
+    expect(after.reads - before.reads).toBeGreaterThanOrEqual(40);
+    expect(after.writes - before.writes).toBeGreaterThanOrEqual(5);
+    expect(after.writes - before.writes).toBeLessThan(after.reads - before.reads);
+    expect(after.bytesRead - before.bytesRead).toBeGreaterThanOrEqual(40_000);
+    expect(after.bytesWritten - before.bytesWritten).toBeGreaterThanOrEqual(50_000);
+  });
+
+  it('counts no reads or writes for a process that has gone', () => {
+    const pid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    expect(ioCalls(pid)).toBeUndefined();
   });
 });
