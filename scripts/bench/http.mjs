@@ -6,9 +6,10 @@
  * p99 ≤ 3× the floor's. It also prints the CPU per request of each process on the path, of the bare server and of
  * autocannon (which runs in this process, on the same cores), and rows with the path's CPU per request against the
  * bare server's and against moleculer-web's path (its gateway, its service broker and the NATS server, when that runs
- * on this machine): the request rates share the cores with the load generator, the CPU figures do not. With
- * BENCH_PROF=1, svc-http, the engine and the bench worker run under --cpu-prof (profiles in bench-results/profiles/,
- * named svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
+ * on this machine): the request rates share the cores with the load generator, the CPU figures do not. A line gives
+ * each process's read and write system calls per request on the three paths (`/proc/<pid>/io`). With BENCH_PROF=1,
+ * svc-http, the engine and the bench worker run under --cpu-prof (profiles in bench-results/profiles/, named
+ * svc-http-*, engine-*, bench-worker-*; scripts/bench/profile-summary.mjs sums them).
  *
  *   node scripts/bench/http.mjs            (after `npm run build`; BENCH_HTTP_SECONDS=8 per round by default)
  */
@@ -18,7 +19,7 @@ import autocannon from 'autocannon';
 import { freePort, portOpen } from './lib/net.mjs';
 import { natsServerPid, start, startHttpPath, waitForStatus } from './lib/processes.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
-import { cpuMicros } from './lib/process-cpu.mjs';
+import { cpuMicros, ioCalls } from './lib/process-cpu.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
@@ -51,6 +52,29 @@ function measureCpu(pids) {
     return used;
   };
 }
+
+/**
+ * Starts counting the read and write system calls of `pids`; the function it returns adds each one's per request
+ * over `requests` to `sums` (a process /proc cannot read is left out).
+ */
+function measureIo(pids) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ioCalls(pid)]));
+  return (requests, sums) => {
+    for (const [k, pid] of Object.entries(pids)) {
+      const after = ioCalls(pid);
+      if (after === undefined || before[k] === undefined) continue;
+      const sum = (sums[k] ??= { reads: 0, writes: 0 });
+      sum.reads += (after.reads - before[k].reads) / requests;
+      sum.writes += (after.writes - before[k].writes) / requests;
+    }
+  };
+}
+
+/** Each process's reads and writes per request, averaged over the rounds summed in `sums`. */
+const ioNote = (sums) =>
+  Object.entries(sums)
+    .map(([k, { reads, writes }]) => `${k} ${(reads / ROUNDS).toFixed(2)}/${(writes / ROUNDS).toFixed(2)}`)
+    .join(', ');
 
 function load(url, duration = SECONDS) {
   return new Promise((res, rej) => {
@@ -132,22 +156,31 @@ export async function run({ log = console.log } = {}) {
     const molRuns = [];
     /** The same for moleculer-web's path, summed over rounds. */
     const molCpu = {};
+    /** Read and write system calls per request of each process, summed over rounds, for the three paths. */
+    const io = { floor: {}, svc: {}, mol: {} };
     for (let round = 0; round < ROUNDS; round++) {
       const floorUsage = measureCpu({ server: floor.proc.pid });
+      const floorIo = measureIo({ 'the bare server': floor.proc.pid });
       const floorResult = await load(`http://127.0.0.1:${floorPort}/`);
+      floorIo(floorResult.requests.total, io.floor);
       floorRuns.push(summary(floorResult));
       const floorUsed = floorUsage(floorResult.requests.total);
       floorCpu.server += floorUsed.server ?? NaN;
       floorCpu.generator += floorUsed.generator;
-      const svcUsage = measureCpu({ 'svc-http': http.proc.pid, engine: engine.proc.pid, worker: worker.proc.pid });
+      const svcPids = { 'svc-http': http.proc.pid, engine: engine.proc.pid, worker: worker.proc.pid };
+      const svcUsage = measureCpu(svcPids);
+      const svcIo = measureIo(svcPids);
       const result = await load(svcTarget);
+      svcIo(result.requests.total, io.svc);
       svcRuns.push(summary(result));
       const { generator, ...path } = svcUsage(result.requests.total);
       generatorBesideSvc += generator;
       for (const [k, us] of Object.entries(path)) cpuPerRequest[k] = (cpuPerRequest[k] ?? 0) + us;
       if (mol !== undefined) {
         const molUsage = measureCpu(mol.pids);
+        const molIo = measureIo(mol.pids);
         const molResult = await load(mol.url);
+        molIo(molResult.requests.total, io.mol);
         molRuns.push(summary(molResult));
         const { generator: _, ...molPath } = molUsage(molResult.requests.total);
         for (const [k, us] of Object.entries(molPath)) molCpu[k] = (molCpu[k] ?? 0) + us;
@@ -176,6 +209,14 @@ export async function run({ log = console.log } = {}) {
           `${(floorCpu.generator / ROUNDS).toFixed(0)} beside the bare server, ` +
           `${(generatorBesideSvc / ROUNDS).toFixed(0)} beside svc-http`,
       );
+    }
+    // a system call's cost differs from host to host (the run's first line gives it): how many each process makes per
+    // request, reads and writes on its sockets, says how much of its CPU they can be
+    if (Object.keys(io.svc).length > 0) {
+      const others = [ioNote(io.floor), Object.keys(io.mol).length > 0 ? `moleculer-web's path: ${ioNote(io.mol)}` : '']
+        .filter((note) => note !== '')
+        .join('; ');
+      log(`  reads/writes per request: ${ioNote(io.svc)}${others === '' ? '' : `; ${others}`}`);
     }
     const round = (x) => Math.round(x * 100) / 100;
     const rpsRatio = round(s.rps / f.rps);
