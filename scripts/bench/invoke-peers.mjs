@@ -197,7 +197,9 @@ function describe(kind, r) {
     names
       .map((name, i) => {
         const { reads, writes, bytesPerWrite } = perCall[i];
-        return `${name} ${r3(reads)}/${r3(writes)} (${Math.round(bytesPerWrite)} B a write)`;
+        // a process that wrote nothing in the window (or whose counters could not be read) has no write size
+        const size = Number.isFinite(bytesPerWrite) ? `${Math.round(bytesPerWrite)} B a write` : 'no writes';
+        return `${name} ${r3(reads)}/${r3(writes)} (${size})`;
       })
       .join(', ');
   return (
