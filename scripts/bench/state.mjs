@@ -5,7 +5,8 @@
  * keys, a small JSON object as the value; each figure follows an unmeasured warm-up round (`WARM` calls). Each
  * engine row is also set beside its peer: an echo function in another worker process called through the same
  * engine with the same payloads, both warmed up, then measured in two interleaved rounds each, the best kept
- * (target ≥ 0.7× its calls/s).
+ * (target ≥ 0.7× its calls/s). Each pair's kept rounds also give each process's CPU time per call: the caller (this
+ * process), the engine, svc-state or the echo worker, and the Redis server when it runs on this machine.
  *
  *   node scripts/bench/state.mjs            (or through `npm run bench`)
  *   SVC_BENCH_STATE_OPS=5000 SVC_BENCH_STATE_WARM=20000 node scripts/bench/state.mjs
@@ -23,6 +24,7 @@ import { FileAdapter, MemoryAdapter, RedisAdapter } from '../../workers/state/di
 import { registerWorker } from '../../sdk/dist/index.js';
 import { freePort, waitUntil, probe, portOpen, round2 } from './lib/net.mjs';
 import { runWhenCalledDirectly } from './lib/main.mjs';
+import { cpuMicros, localProcess } from './lib/process-cpu.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OPS = Number(process.env.SVC_BENCH_STATE_OPS ?? 10000);
@@ -48,6 +50,42 @@ async function pump(op, count) {
   return count / ((performance.now() - start) / 1000);
 }
 
+/**
+ * One measured round of `count` calls: calls per second, and the CPU time per call (µs, user + system, in 10 ms
+ * ticks: ±1 µs a call over 10,000 calls) of each named process that could be read before and after it.
+ */
+async function measuredRound(op, count, pids) {
+  const before = Object.entries(pids).map(([name, pid]) => [name, pid, cpuMicros(pid)]);
+  const rate = await pump(op, count);
+  const cpu = {};
+  for (const [name, pid, start] of before) {
+    const end = cpuMicros(pid);
+    if (start !== undefined && end !== undefined) cpu[name] = (end - start) / count;
+  }
+  return { rate, cpu };
+}
+
+/** "caller 9, engine 11, svc-state 14 (34 in all)": a round's CPU per call, process by process. */
+function cpuText(cpu) {
+  const parts = Object.entries(cpu).map(([name, us]) => `${name} ${us.toFixed(0)}`);
+  const all = Object.values(cpu).reduce((sum, us) => sum + us, 0);
+  return `${parts.join(', ')} (${all.toFixed(0)} in all)`;
+}
+
+/** The pid of the Redis server at REDIS_URL when it runs on this machine (its `INFO server`), else undefined. */
+async function redisServerPid() {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const pid = Number(/^process_id:(\d+)/m.exec(await redis.info('server'))?.[1]);
+    return localProcess(pid, 'redis-server');
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** A warm-up round (JIT, connections, first inserts) that is not measured, then OPS measured calls. */
 async function drive(op) {
   await pump(op, WARM);
@@ -59,14 +97,16 @@ async function drive(op) {
  * echo), the best of each kept. Measured one after the other, the echo ran on an engine and a caller the state
  * call's rounds had already warmed, and the state call's first round still paid for compiling the engine's paths.
  */
-async function sideBySide(stateOp, echoOp) {
+async function sideBySide(stateOp, echoOp, statePids, echoPids) {
   await pump(stateOp, WARM);
   await pump(echoOp, WARM);
-  let state = 0;
-  let echo = 0;
+  let state = { rate: 0, cpu: {} };
+  let echo = { rate: 0, cpu: {} };
   for (let round = 0; round < 2; round++) {
-    state = Math.max(state, await pump(stateOp, OPS));
-    echo = Math.max(echo, await pump(echoOp, OPS));
+    const s = await measuredRound(stateOp, OPS, statePids);
+    if (s.rate > state.rate) state = s;
+    const e = await measuredRound(echoOp, OPS, echoPids);
+    if (e.rate > echo.rate) echo = e;
   }
   return [state, echo];
 }
@@ -82,7 +122,7 @@ async function direct(adapter) {
   }
 }
 
-async function throughEngine(adapterConfig) {
+async function throughEngine(adapterConfig, onRedis) {
   const port = await freePort();
   const url = `ws://127.0.0.1:${port}`;
   const engine = spawn(
@@ -133,15 +173,28 @@ async function throughEngine(adapterConfig) {
     );
     const setPayload = (i) => ({ scope: 'bench', key: `k${i % KEYS}`, value: VALUE });
     const getPayload = (i) => ({ scope: 'bench', key: `k${i % KEYS}` });
+    const redisPid = onRedis ? await redisServerPid() : undefined;
+    const statePids = { caller: process.pid, engine: engine.pid, 'svc-state': state.pid };
+    if (redisPid !== undefined) statePids['redis-server'] = redisPid;
+    const echoPids = { caller: process.pid, engine: engine.pid, 'echo worker': echo.pid };
     const [set, echoSet] = await sideBySide(
       (i) => call('state::set', setPayload(i)),
       (i) => call('bench::echo', setPayload(i)),
+      statePids,
+      echoPids,
     );
     const [get, echoGet] = await sideBySide(
       (i) => call('state::get', getPayload(i)),
       (i) => call('bench::echo', getPayload(i)),
+      statePids,
+      echoPids,
     );
-    return { set, get, echo: { set: echoSet, get: echoGet } };
+    return {
+      set: set.rate,
+      get: get.rate,
+      echo: { set: echoSet.rate, get: echoGet.rate },
+      cpu: { set: { state: set.cpu, echo: echoSet.cpu }, get: { state: get.cpu, echo: echoGet.cpu } },
+    };
   } finally {
     await caller?.shutdown().catch(() => undefined);
     echo?.kill('SIGKILL');
@@ -253,6 +306,7 @@ function stores(haveRedis) {
   if (haveRedis) {
     list.push({
       name: 'KvserverAdapter (Redis)',
+      redis: true,
       adapter: (_dir, prefix) => new RedisAdapter({ url: REDIS_URL, keyPrefix: `${prefix}direct:` }),
       config: (_dir, prefix) => ({
         class: 'modules::state::adapters::KvserverAdapter',
@@ -275,7 +329,7 @@ export async function run({ log = console.log } = {}) {
       // The floor is measured before and after the engine rows and the higher figure kept, so a noisy moment
       // (or warm-up) never flatters the ratios.
       const before = await direct(store.adapter(dir, `${prefix}a:`));
-      const engine = await throughEngine(store.config(dir, prefix)).catch((err) => {
+      const engine = await throughEngine(store.config(dir, prefix), store.redis === true).catch((err) => {
         log(`state bench: ${store.name} through the engine failed: ${err instanceof Error ? err.message : err}`);
         return undefined;
       });
@@ -287,6 +341,10 @@ export async function run({ log = console.log } = {}) {
         const ratio = Number((engine[op] / floor[op]).toFixed(3));
         log(
           `state bench: ${op} ${store.name}: ${engine[op].toFixed(0)} ${unit} via engine, ${floor[op].toFixed(0)} direct (${ratio}x)`,
+        );
+        const cpu = engine.cpu[op];
+        log(
+          `state bench: ${op} ${store.name}: CPU µs per call (user + system): state::${op} ${cpuText(cpu.state)}; the echo call (${engine.echo[op].toFixed(0)} ${unit}) ${cpuText(cpu.echo)}`,
         );
         rows.push({
           name: `state: state::${op} via engine + svc-state, ${store.name}`,

@@ -30,3 +30,6 @@ export interface IoCalls {
 
 /** A process's read and write system calls so far; undefined once it is gone or where the file is unreadable. */
 export function ioCalls(pid: number): IoCalls | undefined;
+
+/** `pid` when that process on this machine runs the program `name` (`/proc/<pid>/comm`); undefined otherwise. */
+export function localProcess(pid: number, name: string): number | undefined;

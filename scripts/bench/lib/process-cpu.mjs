@@ -76,3 +76,17 @@ export function ioCalls(pid) {
   };
   return Object.values(counts).some(Number.isNaN) ? undefined : counts;
 }
+
+/**
+ * `pid` when the process with that number on this machine runs the program `name` (`/proc/<pid>/comm`), else
+ * undefined. A server that reports its own pid (Redis's `INFO server`) may run on another host, where the same number
+ * names some other process here or none.
+ */
+export function localProcess(pid, name) {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-import { contextSwitches, cpuMicros, cpuTimes, ioCalls } from '../lib/process-cpu.mjs';
+import { contextSwitches, cpuMicros, cpuTimes, ioCalls, localProcess } from '../lib/process-cpu.mjs';
 
 describe("the bench's reading of one process's CPU time", () => {
   it('splits it into user and system time, whose sum is the total', () => {
@@ -72,5 +72,22 @@ describe("the bench's reading of one process's CPU time", () => {
   it('counts no reads or writes for a process that has gone', () => {
     const pid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
     expect(ioCalls(pid)).toBeUndefined();
+  });
+
+  it('finds a process by its pid only while it runs the named program here', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const pid = child.pid!;
+      expect(localProcess(pid, 'sleep')).toBe(pid);
+      // a server on another host reports a pid that names some other program here
+      expect(localProcess(pid, 'redis-server')).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    expect(localProcess(child.pid!, 'sleep')).toBeUndefined(); // gone
+    expect(localProcess(0, 'sleep')).toBeUndefined();
+    expect(localProcess(Number.NaN, 'sleep')).toBeUndefined();
   });
 });
